@@ -1,0 +1,61 @@
+package dev.overlap.executor.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Writes the key table of {@code docs/configs.md} from {@link OverlapConf#ALL}, between marker
+ * comments, leaving the text around them as it is.
+ *
+ * <p>Run {@code mvn -pl executor exec:java} (see the README) after changing a key; a test fails
+ * while the file is stale.
+ */
+public final class ConfigDocs {
+  public static final String BEGIN = "<!-- BEGIN GENERATED CONFIG TABLE -->";
+  public static final String END = "<!-- END GENERATED CONFIG TABLE -->";
+
+  private ConfigDocs() {}
+
+  /** The generated table, markers included. */
+  public static String table() {
+    StringBuilder sb = new StringBuilder();
+    sb.append(BEGIN).append('\n');
+    sb.append("| Key | Type | Default | Read | Meaning |\n");
+    sb.append("| --- | --- | --- | --- | --- |\n");
+    for (ConfigEntry<?> e : OverlapConf.ALL) {
+      sb.append("| `")
+          .append(e.key())
+          .append("` | ")
+          .append(e.accepted())
+          .append(" | `")
+          .append(e.defaultText())
+          .append("` | ")
+          .append(e.startupOnly() ? "at executor start" : "per job")
+          .append(" | ")
+          .append(e.doc().replace("|", "\\|"))
+          .append(" |\n");
+    }
+    sb.append(END);
+    return sb.toString();
+  }
+
+  /** The file's text with the table between the markers replaced by the current one. */
+  public static String render(String current) {
+    int b = current.indexOf(BEGIN);
+    int e = current.indexOf(END);
+    if (b < 0 || e < b) {
+      throw new IllegalStateException("docs/configs.md lacks the markers " + BEGIN + " / " + END);
+    }
+    return current.substring(0, b) + table() + current.substring(e + END.length());
+  }
+
+  /** Regenerates the file given as the first argument (default {@code docs/configs.md}). */
+  public static void main(String[] args) throws IOException {
+    Path path = Path.of(args.length > 0 ? args[0] : "docs/configs.md");
+    String current = Files.readString(path, StandardCharsets.UTF_8);
+    Files.writeString(path, render(current), StandardCharsets.UTF_8);
+    System.out.println("wrote " + path);
+  }
+}

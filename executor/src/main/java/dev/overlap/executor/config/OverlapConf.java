@@ -1,0 +1,159 @@
+package dev.overlap.executor.config;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The one registry of Overlap's configuration keys. Every key is declared here with its type,
+ * default and documentation; {@code docs/configs.md} is generated from this list.
+ *
+ * <p>An instance holds the values read from one source (a {@code SparkConf}, the plugin context's
+ * conf, a map in a test). Reading validates every key at once, so a bad value fails at executor
+ * start with a message that names the key and what it accepts.
+ */
+public final class OverlapConf {
+  public static final String PREFIX = "spark.overlap.";
+
+  /** What the entry point does when no GPU is usable on an executor. */
+  public enum NoGpuMode {
+    /** Run the kernel's CPU implementation; fail the task if it has none. */
+    CPU,
+    /** Fail the task, even when the kernel has a CPU implementation. */
+    FAIL
+  }
+
+  public static final ConfigEntry<Boolean> ENABLED =
+      ConfigEntry.builder(PREFIX + "enabled")
+          .doc(
+              "Use the GPU pipeline. When false, every kernel runs its CPU implementation, as on an"
+                  + " executor without a GPU.")
+          .booleanConf(true);
+
+  public static final ConfigEntry<NoGpuMode> NO_GPU_MODE =
+      ConfigEntry.builder(PREFIX + "noGpu.mode")
+          .doc(
+              "What a job does on an executor where no GPU is usable: CPU runs the kernel's CPU"
+                  + " implementation, FAIL fails the task with the reason.")
+          .enumConf(NoGpuMode.class, NoGpuMode.CPU);
+
+  public static final ConfigEntry<Double> RMM_POOL_FRACTION =
+      ConfigEntry.builder(PREFIX + "rmm.poolFraction")
+          .doc(
+              "Fraction of the GPU's free memory that the RMM pool takes when this plugin"
+                  + " initializes RMM. Ignored when RMM is already initialized (for example by the"
+                  + " RAPIDS Accelerator listed first in spark.plugins); then its pool is reused.")
+          .startupOnly()
+          .doubleConf(0.5, 0.0, 1.0);
+
+  public static final ConfigEntry<Long> PINNED_POOL_SIZE =
+      ConfigEntry.builder(PREFIX + "pinned.poolSize")
+          .doc(
+              "Size of cuDF's pinned host memory pool when this plugin initializes it. 0 derives it:"
+                  + " the staging buffers plus as much again for results coming back. Ignored when"
+                  + " the pool already exists.")
+          .startupOnly()
+          .bytesConf("0", 0);
+
+  public static final ConfigEntry<Long> STAGING_BUFFER_SIZE =
+      ConfigEntry.builder(PREFIX + "staging.bufferSize")
+          .doc(
+              "Size of one pinned staging buffer. A batch is packed into one buffer, so this is"
+                  + " also the largest batch in bytes.")
+          .startupOnly()
+          .bytesConf("128m", 1L << 16);
+
+  public static final ConfigEntry<Integer> STAGING_BUFFERS =
+      ConfigEntry.builder(PREFIX + "staging.buffers")
+          .doc(
+              "Number of pinned staging buffers per executor. Task threads wait for a free one"
+                  + " before packing a batch; at least two let one be packed while another uploads.")
+          .startupOnly()
+          .intConf(4, 1, 1024);
+
+  public static final ConfigEntry<Long> PREFETCH_MAX_BYTES =
+      ConfigEntry.builder(PREFIX + "prefetch.maxBytes")
+          .doc(
+              "Budget of input bytes in flight on the device (uploading, uploaded and waiting,"
+                  + " computing, results coming back), across all tasks of the executor. When it is"
+                  + " full, task threads wait. A single batch larger than the budget runs alone.")
+          .startupOnly()
+          .bytesConf("1g", 1);
+
+  public static final ConfigEntry<Integer> PREFETCH_BATCHES_PER_TASK =
+      ConfigEntry.builder(PREFIX + "prefetch.batchesPerTask")
+          .doc(
+              "How many batches one task may have in the pipeline ahead of the one it is"
+                  + " consuming.")
+          .intConf(3, 1, 64);
+
+  public static final ConfigEntry<Integer> BATCH_MAX_ROWS =
+      ConfigEntry.builder(PREFIX + "batch.maxRows")
+          .doc(
+              "Most rows packed into one batch; a batch also ends when its staging buffer is"
+                  + " full.")
+          .intConf(4 << 20, 1, Integer.MAX_VALUE - 1);
+
+  public static final ConfigEntry<Integer> STRING_BYTES_PER_ROW =
+      ConfigEntry.builder(PREFIX + "batch.stringBytesPerRow")
+          .doc(
+              "Bytes per row reserved for each string column when a batch of rows is laid out;"
+                  + " a batch ends early when a string column outgrows its share.")
+          .intConf(32, 1, 1 << 20);
+
+  /** Every key, in the order the docs list them. */
+  public static final List<ConfigEntry<?>> ALL =
+      List.of(
+          ENABLED,
+          NO_GPU_MODE,
+          RMM_POOL_FRACTION,
+          PINNED_POOL_SIZE,
+          STAGING_BUFFER_SIZE,
+          STAGING_BUFFERS,
+          PREFETCH_MAX_BYTES,
+          PREFETCH_BATCHES_PER_TASK,
+          BATCH_MAX_ROWS,
+          STRING_BYTES_PER_ROW);
+
+  private final Map<ConfigEntry<?>, Object> values;
+
+  private OverlapConf(Map<ConfigEntry<?>, Object> values) {
+    this.values = values;
+  }
+
+  /**
+   * Reads and validates every key. {@code lookup} returns a key's raw value or null when unset.
+   *
+   * @throws OverlapConfigException for the first key with an invalid value
+   */
+  public static OverlapConf read(Function<String, String> lookup) {
+    Map<ConfigEntry<?>, Object> values = new java.util.LinkedHashMap<>();
+    for (ConfigEntry<?> e : ALL) {
+      values.put(e, e.read(lookup));
+    }
+    return new OverlapConf(values);
+  }
+
+  public static OverlapConf fromMap(Map<String, String> map) {
+    return read(map::get);
+  }
+
+  public static OverlapConf defaults() {
+    return read(k -> null);
+  }
+
+  @SuppressWarnings("unchecked")
+  public <T> T get(ConfigEntry<T> entry) {
+    if (!values.containsKey(entry)) {
+      throw new IllegalArgumentException(entry.key() + " is not registered in OverlapConf.ALL");
+    }
+    return (T) values.get(entry);
+  }
+
+  /** The keys and values as a map of strings, for passing to executors. */
+  public Map<String, String> asStrings() {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    values.forEach((k, v) -> out.put(k.key(), String.valueOf(v)));
+    return out;
+  }
+}

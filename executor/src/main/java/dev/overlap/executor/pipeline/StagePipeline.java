@@ -1,0 +1,181 @@
+package dev.overlap.executor.pipeline;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The executor-wide pipeline: one upload thread, one compute thread and one download thread, each
+ * taking batches from every task in FIFO order. While the compute thread runs batch {@code n}, the
+ * upload thread is already copying batch {@code n+1} (of the same task or of another running task)
+ * and the download thread is bringing back batch {@code n-1}.
+ *
+ * <p>Tasks reach it through a {@link TaskLane}. Bytes on the device are bounded by a {@link
+ * DeviceBudget}; a failed stage fails only its own task's lane.
+ *
+ * <p>The pipeline knows nothing of CUDA: the stages are given per lane ({@link BatchStages}), so
+ * plain Java stages test the scheduling and the cuDF binding plugs in the GPU work.
+ */
+public final class StagePipeline implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
+
+  private final DeviceBudget budget;
+  private final PipelineMetrics metrics = new PipelineMetrics();
+  private final Worker uploader;
+  private final Worker computer;
+  private final Worker downloader;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Queued behind the last batch when the pipeline closes; a worker that takes it exits. */
+  private static final Batch STOP = new Batch(null, -1, 0, null);
+
+  /**
+   * @param budget bytes in flight on the device
+   * @param name prefix of the three threads' names
+   * @param threadInit runs first on each of the three threads (the GPU binding selects the device
+   *     there); may be null
+   */
+  public StagePipeline(DeviceBudget budget, String name, Runnable threadInit) {
+    this.budget = budget;
+    this.downloader =
+        new Worker(name + "-download", Stage.DOWNLOAD, threadInit, this::afterDownload);
+    this.computer = new Worker(name + "-compute", Stage.COMPUTE, threadInit, downloader::offer);
+    this.uploader = new Worker(name + "-upload", Stage.UPLOAD, threadInit, computer::offer);
+    downloader.start();
+    computer.start();
+    uploader.start();
+  }
+
+  public DeviceBudget budget() {
+    return budget;
+  }
+
+  public PipelineMetrics metrics() {
+    return metrics;
+  }
+
+  /** Opens the lane one task submits its batches through. */
+  public <
+          H extends AutoCloseable,
+          D extends AutoCloseable,
+          O extends AutoCloseable,
+          R extends AutoCloseable>
+      TaskLane<H, R> openLane(String taskName, BatchStages<H, D, O, R> stages, int maxAhead) {
+    if (closed.get()) {
+      throw new IllegalStateException("pipeline is closed");
+    }
+    return new TaskLane<>(this, taskName, stages, maxAhead);
+  }
+
+  void submit(Batch batch) {
+    if (closed.get()) {
+      batch.abandon(new IllegalStateException("pipeline is closed"));
+      return;
+    }
+    uploader.offer(batch);
+  }
+
+  private void afterDownload(Batch batch) {
+    batch.deliver();
+  }
+
+  /** Stops the threads after the batches already queued have drained or been abandoned. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      throw new IllegalStateException("pipeline already closed");
+    }
+    uploader.shutdown();
+    computer.shutdown();
+    downloader.shutdown();
+  }
+
+  /** One stage's thread. */
+  private final class Worker extends Thread {
+    private final BlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
+    private final Stage stage;
+    private final Runnable threadInit;
+    private final Consumer<Batch> next;
+    private volatile boolean stopping;
+
+    Worker(String name, Stage stage, Runnable threadInit, Consumer<Batch> next) {
+      super(name);
+      setDaemon(true);
+      this.stage = stage;
+      this.threadInit = threadInit;
+      this.next = next;
+    }
+
+    void offer(Batch b) {
+      queue.add(b);
+    }
+
+    void shutdown() {
+      stopping = true;
+      queue.add(STOP);
+      interrupt(); // wakes a stage blocked in an interruptible call
+      try {
+        join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      Batch b;
+      while ((b = queue.poll()) != null) {
+        if (b != STOP) {
+          b.abandon(new IllegalStateException("pipeline closed before the batch ran"));
+        }
+      }
+    }
+
+    @Override
+    public void run() {
+      if (threadInit != null) {
+        try {
+          threadInit.run();
+        } catch (RuntimeException e) {
+          LOG.error("{}: thread setup failed; its batches will fail", getName(), e);
+        }
+      }
+      while (true) {
+        Batch b;
+        try {
+          b = queue.take();
+        } catch (InterruptedException e) {
+          if (stopping) {
+            return;
+          }
+          continue;
+        }
+        if (b == STOP) {
+          return;
+        }
+        if (stopping) {
+          b.abandon(new IllegalStateException("pipeline closed before the batch ran"));
+          continue;
+        }
+        if (!b.lane().isLive()) {
+          b.abandon(null);
+          continue;
+        }
+        long start = System.nanoTime();
+        boolean ok = b.runStage(stage);
+        metrics.addBusy(stage, System.nanoTime() - start);
+        if (ok) {
+          next.accept(b);
+        } else {
+          metrics.batchFailed();
+        }
+      }
+    }
+  }
+
+  void batchReleased(long bytes, boolean completed) {
+    budget.release(bytes);
+    if (completed) {
+      metrics.batchDone(bytes);
+    }
+  }
+}

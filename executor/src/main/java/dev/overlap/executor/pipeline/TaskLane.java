@@ -1,0 +1,203 @@
+package dev.overlap.executor.pipeline;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One task's way into the executor-wide {@link StagePipeline}. The task {@link #submit submits}
+ * packed host batches and {@link #next takes} results back in submission order.
+ *
+ * <p>Threading: a lane belongs to one task; {@link #submit}, {@link #next} and {@link #close} are
+ * called from that task's thread, except that {@code close} may also come from Spark's task
+ * completion callback on the same thread or another.
+ *
+ * <p>Failure: when a stage throws for one of this lane's batches, that batch's {@link #next} throws
+ * {@link PipelineTaskException} with the stage's exception as cause, later batches of the lane are
+ * dropped, and other lanes carry on. {@link #close} (task end, success or not) drops everything the
+ * lane still has in the pipeline and releases its device bytes.
+ *
+ * @param <H> the packed host batch the task submits; the lane owns it from {@code submit} on
+ * @param <R> the host result the task takes; the task owns it once {@code next} returns it
+ */
+public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
+    implements AutoCloseable {
+  private final StagePipeline pipeline;
+  private final String taskName;
+  private final BatchStages<H, ?, ?, R> stages;
+  private final int maxAhead;
+  private final Deque<Batch> pending = new ArrayDeque<>();
+  private final AtomicLong submitted = new AtomicLong();
+  private volatile boolean closed;
+  private volatile Throwable failure;
+
+  TaskLane(StagePipeline pipeline, String taskName, BatchStages<H, ?, ?, R> stages, int maxAhead) {
+    if (maxAhead < 1) {
+      throw new IllegalArgumentException("maxAhead must be at least 1: " + maxAhead);
+    }
+    this.pipeline = pipeline;
+    this.taskName = taskName;
+    this.stages = stages;
+    this.maxAhead = maxAhead;
+  }
+
+  /** How many batches this task may have in the pipeline before it takes a result. */
+  public int maxAhead() {
+    return maxAhead;
+  }
+
+  /** Batches submitted and not yet taken with {@link #next}. */
+  public synchronized int pending() {
+    return pending.size();
+  }
+
+  /** True when {@link #pending} has reached {@link #maxAhead}. */
+  public synchronized boolean full() {
+    return pending.size() >= maxAhead;
+  }
+
+  /**
+   * Hands a packed batch to the pipeline. Blocks while the device budget is full. The lane owns
+   * {@code host} from this call on and closes it even when this method throws.
+   *
+   * @param deviceBytes the bytes the batch will occupy on the device
+   * @throws PipelineTaskException if an earlier batch of this lane already failed
+   */
+  public void submit(H host, long deviceBytes) throws InterruptedException {
+    try {
+      checkUsable();
+      pipeline.budget().acquire(deviceBytes);
+    } catch (RuntimeException | InterruptedException e) {
+      Batch.closeQuietly(host);
+      throw e;
+    }
+    Batch b = new Batch(this, submitted.getAndIncrement(), deviceBytes, host);
+    synchronized (this) {
+      pending.add(b);
+    }
+    pipeline.submit(b);
+  }
+
+  /**
+   * Waits for the oldest submitted batch and returns its result; the caller owns it.
+   *
+   * @throws java.util.NoSuchElementException when nothing is pending
+   * @throws PipelineTaskException when that batch failed in a stage
+   */
+  @SuppressWarnings("unchecked")
+  public R next() throws InterruptedException {
+    Batch head;
+    synchronized (this) {
+      if (pending.isEmpty()) {
+        throw new java.util.NoSuchElementException(taskName + ": no batch pending");
+      }
+      head = pending.peek();
+    }
+    Object value;
+    try {
+      value = head.result().get();
+    } catch (ExecutionException e) {
+      close();
+      Throwable cause = e.getCause();
+      if (cause instanceof PipelineTaskException pte) {
+        throw pte;
+      }
+      throw new PipelineTaskException(
+          taskName + ": batch " + head.index() + " failed: " + cause, cause);
+    }
+    synchronized (this) {
+      pending.poll();
+    }
+    return (R) value;
+  }
+
+  /** Drops every batch still in the pipeline and closes every result not yet taken. Idempotent. */
+  @Override
+  public void close() {
+    Deque<Batch> drop;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      drop = new ArrayDeque<>(pending);
+      pending.clear();
+    }
+    for (Batch b : drop) {
+      // Results delivered before `closed` was set are closed here; later ones by accept().
+      if (b.result().isDone() && !b.result().isCompletedExceptionally()) {
+        Batch.closeQuietly((AutoCloseable) b.result().join());
+      }
+    }
+  }
+
+  public String taskName() {
+    return taskName;
+  }
+
+  // ---- called by the pipeline's threads ---------------------------------------------------------
+
+  StagePipeline pipeline() {
+    return pipeline;
+  }
+
+  boolean isLive() {
+    return !closed && failure == null;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  AutoCloseable run(Stage stage, AutoCloseable in) throws Exception {
+    BatchStages s = stages;
+    switch (stage) {
+      case UPLOAD:
+        return s.upload(in);
+      case COMPUTE:
+        return s.compute(in);
+      case DOWNLOAD:
+        return s.download(in);
+      default:
+        throw new IllegalArgumentException(stage.name());
+    }
+  }
+
+  void failed(Batch b, Stage stage, Throwable t) {
+    synchronized (this) {
+      if (failure == null) {
+        failure =
+            new PipelineTaskException(
+                taskName + ": batch " + b.index() + " failed in " + stage.label() + ": " + t, t);
+      }
+    }
+  }
+
+  Throwable abandonCause() {
+    Throwable f = failure;
+    return f != null
+        ? f
+        : new IllegalStateException(taskName + ": task ended before the batch ran");
+  }
+
+  /**
+   * @return false when the lane is closed and the caller must close {@code result} itself
+   */
+  synchronized boolean accept(Batch b, AutoCloseable result) {
+    if (closed) {
+      return false;
+    }
+    b.result().complete(result);
+    return true;
+  }
+
+  private void checkUsable() {
+    if (closed) {
+      throw new IllegalStateException(taskName + ": lane is closed");
+    }
+    Throwable f = failure;
+    if (f != null) {
+      throw (f instanceof PipelineTaskException p)
+          ? p
+          : new PipelineTaskException(taskName + ": an earlier batch failed", f);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.overlap.executor.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class BoundedPoolTest {
+  static final class Buf implements AutoCloseable {
+    final AtomicInteger closes = new AtomicInteger();
+
+    @Override
+    public void close() {
+      closes.incrementAndGet();
+    }
+  }
+
+  @Test
+  void acquireWaitsUntilABufferComesBackAndReusesIt() throws Exception {
+    Buf only = new Buf();
+    BoundedPool<Buf> pool = new BoundedPool<>(List.of(only));
+    Buf first = pool.acquire();
+    CompletableFuture<Buf> second =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return pool.acquire();
+              } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+              }
+            });
+    Thread.sleep(200);
+    assertFalse(second.isDone(), "acquire did not wait");
+    pool.release(first);
+    assertSame(only, second.get(5, TimeUnit.SECONDS));
+    pool.release(only);
+    pool.close();
+    assertEquals(1, only.closes.get());
+  }
+
+  @Test
+  void aBufferOutAtCloseIsClosedWhenItComesBack() throws Exception {
+    Buf a = new Buf();
+    Buf b = new Buf();
+    BoundedPool<Buf> pool = new BoundedPool<>(List.of(a, b));
+    Buf out = pool.acquire();
+    pool.close();
+    Buf other = out == a ? b : a;
+    assertEquals(1, other.closes.get());
+    assertEquals(0, out.closes.get());
+    pool.release(out);
+    assertEquals(1, out.closes.get());
+    assertThrows(IllegalStateException.class, pool::acquire);
+  }
+
+  @Test
+  void releasingTwiceIsRejected() throws Exception {
+    Buf a = new Buf();
+    BoundedPool<Buf> pool = new BoundedPool<>(List.of(a));
+    pool.release(pool.acquire());
+    assertThrows(IllegalStateException.class, () -> pool.release(a));
+    pool.close();
+    assertTrue(a.closes.get() == 1);
+  }
+}

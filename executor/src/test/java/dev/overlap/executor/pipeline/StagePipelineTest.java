@@ -1,0 +1,328 @@
+package dev.overlap.executor.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The scheduling logic with plain Java stages: no GPU, no cuDF. */
+class StagePipelineTest {
+
+  /** A resource that counts how many of its kind are open and refuses a second close. */
+  static final class Res implements AutoCloseable {
+    static final AtomicInteger OPEN = new AtomicInteger();
+    final String task;
+    final int value;
+    private boolean closed;
+
+    Res(String task, int value) {
+      this.task = task;
+      this.value = value;
+      OPEN.incrementAndGet();
+    }
+
+    @Override
+    public synchronized void close() {
+      if (closed) {
+        throw new IllegalStateException("closed twice");
+      }
+      closed = true;
+      OPEN.decrementAndGet();
+    }
+  }
+
+  /** Stages that add 1, 10 and 100, with hooks a test can block or fail. */
+  static class Adding implements BatchStages<Res, Res, Res, Res> {
+    final List<String> events = Collections.synchronizedList(new ArrayList<>());
+
+    void beforeUpload(Res in) throws Exception {}
+
+    void beforeCompute(Res in) throws Exception {}
+
+    void beforeDownload(Res in) throws Exception {}
+
+    @Override
+    public Res upload(Res in) throws Exception {
+      events.add("upload-start " + in.task + in.value);
+      beforeUpload(in);
+      events.add("upload-end " + in.task + in.value);
+      return new Res(in.task, in.value + 1);
+    }
+
+    @Override
+    public Res compute(Res in) throws Exception {
+      events.add("compute-start " + in.task + (in.value - 1));
+      beforeCompute(in);
+      events.add("compute-end " + in.task + (in.value - 1));
+      return new Res(in.task, in.value + 10);
+    }
+
+    @Override
+    public Res download(Res in) throws Exception {
+      beforeDownload(in);
+      return new Res(in.task, in.value + 100);
+    }
+  }
+
+  private StagePipeline pipeline;
+  private ExecutorService tasks;
+
+  @BeforeEach
+  void start() {
+    Res.OPEN.set(0);
+    tasks = Executors.newCachedThreadPool();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (pipeline != null) {
+      pipeline.close();
+    }
+    tasks.shutdownNow();
+    assertTrue(tasks.awaitTermination(10, TimeUnit.SECONDS));
+    assertEquals(0, Res.OPEN.get(), "resources left open");
+  }
+
+  private List<Integer> runTask(TaskLane<Res, Res> lane, String name, int batches)
+      throws InterruptedException {
+    List<Integer> out = new ArrayList<>();
+    try (lane) {
+      int next = 0;
+      while (next < batches || lane.pending() > 0) {
+        while (next < batches && !lane.full()) {
+          lane.submit(new Res(name, next * 1000), 10);
+          next++;
+        }
+        try (Res r = lane.next()) {
+          out.add(r.value);
+        }
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void eachTaskGetsItsResultsInSubmissionOrder() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            Thread.sleep((in.value * 7L) % 3); // uneven stage times
+          }
+        };
+    List<Future<List<Integer>>> results = new ArrayList<>();
+    for (String t : List.of("a", "b", "c")) {
+      results.add(tasks.submit(() -> runTask(pipeline.openLane(t, stages, 3), t, 40)));
+    }
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      expected.add(i * 1000 + 111);
+    }
+    for (Future<List<Integer>> f : results) {
+      assertEquals(expected, f.get(30, TimeUnit.SECONDS));
+    }
+    assertEquals(120, pipeline.metrics().snapshot().batches());
+    assertEquals(0, pipeline.budget().inFlight());
+  }
+
+  @Test
+  void nextBatchUploadsWhileThePreviousOneComputes() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch secondUploaded = new CountDownLatch(1);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            // The first batch's kernel cannot finish until the second batch's copy has: the test
+            // would time out if the stages ran one after the other.
+            if (in.value == 1) {
+              assertTrue(secondUploaded.await(10, TimeUnit.SECONDS), "no overlap");
+            }
+          }
+
+          @Override
+          public Res upload(Res in) throws Exception {
+            Res r = super.upload(in);
+            if (in.value == 1000) {
+              secondUploaded.countDown();
+            }
+            return r;
+          }
+        };
+    assertEquals(List.of(111, 1111, 2111), runTask(pipeline.openLane("a", stages, 3), "a", 3));
+    int uploadSecondEnd = stages.events.indexOf("upload-end a1000");
+    int computeFirstEnd = stages.events.indexOf("compute-end a0");
+    assertTrue(uploadSecondEnd < computeFirstEnd, stages.events.toString());
+  }
+
+  @Test
+  void bytesInFlightNeverExceedTheBudget() throws Exception {
+    DeviceBudget budget = new DeviceBudget(35); // three batches of 10 fit, a fourth does not
+    pipeline = new StagePipeline(budget, "t", null);
+    AtomicLong maxSeen = new AtomicLong();
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            maxSeen.accumulateAndGet(budget.inFlight(), Math::max);
+            Thread.sleep(2);
+          }
+        };
+    List<Future<List<Integer>>> results = new ArrayList<>();
+    for (String t : List.of("a", "b", "c", "d")) {
+      results.add(tasks.submit(() -> runTask(pipeline.openLane(t, stages, 4), t, 25)));
+    }
+    for (Future<List<Integer>> f : results) {
+      assertEquals(25, f.get(30, TimeUnit.SECONDS).size());
+    }
+    assertTrue(budget.peak() <= 30, "peak " + budget.peak());
+    assertTrue(maxSeen.get() >= 20, "the budget was never used past one batch: " + maxSeen.get());
+  }
+
+  @Test
+  void submitWaitsWhenTheBudgetIsFull() throws Exception {
+    DeviceBudget budget = new DeviceBudget(20);
+    pipeline = new StagePipeline(budget, "t", null);
+    CountDownLatch release = new CountDownLatch(1);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            release.await();
+          }
+        };
+    TaskLane<Res, Res> lane = pipeline.openLane("a", stages, 8);
+    lane.submit(new Res("a", 0), 10);
+    lane.submit(new Res("a", 1000), 10);
+    CountDownLatch thirdSubmitted = new CountDownLatch(1);
+    Future<?> third =
+        tasks.submit(
+            () -> {
+              lane.submit(new Res("a", 2000), 10);
+              thirdSubmitted.countDown();
+              return null;
+            });
+    assertFalse(thirdSubmitted.await(300, TimeUnit.MILLISECONDS), "submit did not wait");
+    assertEquals(20, budget.inFlight());
+    release.countDown();
+    third.get(10, TimeUnit.SECONDS);
+    for (int i = 0; i < 3; i++) {
+      lane.next().close();
+    }
+    lane.close();
+    assertEquals(0, budget.inFlight());
+  }
+
+  @Test
+  void aBatchLargerThanTheBudgetRunsAlone() throws Exception {
+    DeviceBudget budget = new DeviceBudget(5);
+    pipeline = new StagePipeline(budget, "t", null);
+    assertEquals(List.of(111, 1111), runTask(pipeline.openLane("a", new Adding(), 2), "a", 2));
+    assertEquals(10, budget.peak());
+  }
+
+  @Test
+  void aFailingStageFailsOnlyItsTaskWithTheOriginalCause() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    IllegalArgumentException boom = new IllegalArgumentException("bad row in batch 3");
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) {
+            if (in.task.equals("bad") && in.value == 3001) {
+              throw boom;
+            }
+          }
+        };
+    Future<List<Integer>> good =
+        tasks.submit(() -> runTask(pipeline.openLane("good", stages, 3), "good", 30));
+    Future<List<Integer>> bad =
+        tasks.submit(() -> runTask(pipeline.openLane("bad", stages, 3), "bad", 30));
+    java.util.concurrent.ExecutionException e =
+        assertThrows(java.util.concurrent.ExecutionException.class, () -> bad.get(30, SECONDS));
+    assertTrue(e.getCause() instanceof PipelineTaskException, e.toString());
+    assertSame(boom, e.getCause().getCause());
+    assertTrue(e.getCause().getMessage().contains("compute"), e.getCause().getMessage());
+    assertEquals(30, good.get(30, SECONDS).size());
+    awaitNothingInFlight();
+  }
+
+  @Test
+  void closingALaneMidwayReleasesEverythingWhileOtherTasksCarryOn() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch killedHasWork = new CountDownLatch(1);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeUpload(Res in) throws Exception {
+            if (in.task.equals("killed")) {
+              killedHasWork.countDown();
+              Thread.sleep(5);
+            }
+          }
+        };
+    TaskLane<Res, Res> killed = pipeline.openLane("killed", stages, 6);
+    for (int i = 0; i < 6; i++) {
+      killed.submit(new Res("killed", i * 1000), 10);
+    }
+    Future<List<Integer>> other =
+        tasks.submit(() -> runTask(pipeline.openLane("other", stages, 3), "other", 50));
+    assertTrue(killedHasWork.await(10, SECONDS));
+    killed.close(); // what the task-completion listener does when Spark kills the task
+    assertEquals(50, other.get(30, SECONDS).size());
+    // Every batch of the killed task is gone and its device bytes are back.
+    awaitNothingInFlight();
+    assertThrows(IllegalStateException.class, () -> killed.submit(new Res("killed", 9), 1));
+  }
+
+  @Test
+  void closingThePipelineAbandonsQueuedBatches() throws Exception {
+    StagePipeline p = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch block = new CountDownLatch(1);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeUpload(Res in) throws Exception {
+            block.await();
+          }
+        };
+    TaskLane<Res, Res> lane = p.openLane("a", stages, 4);
+    for (int i = 0; i < 4; i++) {
+      lane.submit(new Res("a", i), 10);
+    }
+    p.close(); // interrupts the blocked upload; the others never start
+    assertThrows(PipelineTaskException.class, lane::next);
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
+  /**
+   * A closed or failed lane's queued batches are dropped when a stage thread reaches them, so the
+   * budget empties shortly after the task ends, not at the same instant.
+   */
+  private void awaitNothingInFlight() throws InterruptedException {
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    while (pipeline.budget().inFlight() != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(0, pipeline.budget().inFlight());
+  }
+
+  private static final TimeUnit SECONDS = TimeUnit.SECONDS;
+}
