@@ -162,7 +162,9 @@ public final class StagePipeline implements AutoCloseable {
         }
         long start = System.nanoTime();
         boolean ok = b.runStage(stage);
-        metrics.addBusy(stage, System.nanoTime() - start);
+        long took = System.nanoTime() - start;
+        metrics.addBusy(stage, took);
+        b.lane().addBusy(stage, took);
         if (ok) {
           next.accept(b);
         } else {

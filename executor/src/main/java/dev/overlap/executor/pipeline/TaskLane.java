@@ -29,6 +29,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final int maxAhead;
   private final Deque<Batch> pending = new ArrayDeque<>();
   private final AtomicLong submitted = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLongArray busyNanos =
+      new java.util.concurrent.atomic.AtomicLongArray(Stage.values().length);
   private volatile boolean closed;
   private volatile Throwable failure;
 
@@ -130,6 +132,15 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
         Batch.closeQuietly((AutoCloseable) b.result().join());
       }
     }
+  }
+
+  /** Nanoseconds the pipeline's threads spent in {@code stage} on this lane's batches. */
+  public long busyNanos(Stage stage) {
+    return busyNanos.get(stage.ordinal());
+  }
+
+  void addBusy(Stage stage, long nanos) {
+    busyNanos.addAndGet(stage.ordinal(), nanos);
   }
 
   public String taskName() {

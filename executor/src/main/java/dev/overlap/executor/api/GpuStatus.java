@@ -1,0 +1,33 @@
+package dev.overlap.executor.api;
+
+import java.util.Optional;
+
+/**
+ * Whether this JVM's executor has a usable GPU, as decided when the plugin started.
+ *
+ * @param state what the executor found
+ * @param device the CUDA device ordinal in use, when {@code state} is {@link State#GPU}
+ * @param reason why there is no GPU path, in words, when there is none
+ */
+@Public
+public record GpuStatus(State state, Optional<Integer> device, String reason) {
+
+  /** The three outcomes of executor start. */
+  public enum State {
+    /** The GPU pipeline runs. */
+    GPU,
+    /** The plugin started but no GPU is usable (none visible, or disabled by config). */
+    NO_GPU,
+    /** The plugin is not running in this JVM: {@code spark.plugins} does not name it. */
+    NOT_STARTED
+  }
+
+  public boolean gpu() {
+    return state == State.GPU;
+  }
+
+  /** The status of the executor in this JVM. */
+  public static GpuStatus current() {
+    return dev.overlap.executor.spark.ExecutorState.status();
+  }
+}

@@ -1,0 +1,125 @@
+package dev.overlap.executor.api;
+
+import dev.overlap.executor.pipeline.Stage;
+import java.io.Serializable;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.LongAccumulator;
+
+/**
+ * What the pipeline did for one {@link GpuPartitions#map} call, summed over its tasks through Spark
+ * accumulators: rows, batches, bytes copied, and the time each stage spent on this job's batches.
+ * Read it after an action has run the Dataset.
+ */
+@Public
+public final class PipelineReport implements Serializable {
+  private final LongAccumulator rowsIn;
+  private final LongAccumulator rowsOut;
+  private final LongAccumulator batches;
+  private final LongAccumulator bytesCopied;
+  private final LongAccumulator gpuTasks;
+  private final LongAccumulator cpuTasks;
+  private final Map<Stage, LongAccumulator> busy = new EnumMap<>(Stage.class);
+
+  private PipelineReport(SparkSession spark) {
+    var sc = spark.sparkContext();
+    rowsIn = sc.longAccumulator("overlap.rowsIn");
+    rowsOut = sc.longAccumulator("overlap.rowsOut");
+    batches = sc.longAccumulator("overlap.batches");
+    bytesCopied = sc.longAccumulator("overlap.bytesCopied");
+    gpuTasks = sc.longAccumulator("overlap.gpuTasks");
+    cpuTasks = sc.longAccumulator("overlap.cpuTasks");
+    for (Stage s : Stage.values()) {
+      busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
+    }
+  }
+
+  /** Registers a fresh set of accumulators on the session's context. */
+  public static PipelineReport create(SparkSession spark) {
+    return new PipelineReport(spark);
+  }
+
+  // ---- recorded on executors ---------------------------------------------------------------
+
+  /** Adds one task's figures; called on the executor. */
+  public void addTask(
+      boolean gpu, long in, long out, long batchCount, long bytes, Map<Stage, Long> nanos) {
+    (gpu ? gpuTasks : cpuTasks).add(1);
+    rowsIn.add(in);
+    rowsOut.add(out);
+    batches.add(batchCount);
+    bytesCopied.add(bytes);
+    nanos.forEach((s, n) -> busy.get(s).add(n));
+  }
+
+  // ---- read on the driver ------------------------------------------------------------------
+
+  public long rowsIn() {
+    return rowsIn.value();
+  }
+
+  public long rowsOut() {
+    return rowsOut.value();
+  }
+
+  public long batches() {
+    return batches.value();
+  }
+
+  public long bytesCopied() {
+    return bytesCopied.value();
+  }
+
+  public long gpuTasks() {
+    return gpuTasks.value();
+  }
+
+  public long cpuTasks() {
+    return cpuTasks.value();
+  }
+
+  /** Summed busy nanoseconds of a stage over this job's batches. */
+  public long busyNanos(Stage s) {
+    return busy.get(s).value();
+  }
+
+  /** True when at least one task ran on the GPU and none on the CPU. */
+  public boolean ranOnGpu() {
+    return gpuTasks() > 0 && cpuTasks() == 0;
+  }
+
+  /**
+   * Stage figures against a wall time: busy seconds per stage, the bottleneck (the busiest of the
+   * GPU-side stages and packing), and the efficiency {@code max(stage busy) / wall}. Packing runs
+   * on several task threads at once; its busy time is divided by {@code packingThreads}.
+   */
+  public String stageSummary(long wallNanos, int packingThreads) {
+    StringBuilder sb = new StringBuilder();
+    Stage bottleneck = Stage.PACK;
+    double worst = -1;
+    for (Stage s : Stage.values()) {
+      double secs = busyNanos(s) / 1e9 / (s == Stage.PACK ? Math.max(1, packingThreads) : 1);
+      sb.append(String.format(Locale.ROOT, "  %-15s %8.3f s busy%n", s.label(), secs));
+      if (secs > worst) {
+        worst = secs;
+        bottleneck = s;
+      }
+    }
+    double wall = wallNanos / 1e9;
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  wall            %8.3f s%n  efficiency      %8.3f (max stage busy / wall);"
+                + " bottleneck: %s%n  copied          %.2f GB, %.2f GB/s while copying%n",
+            wall,
+            worst / wall,
+            bottleneck.label(),
+            bytesCopied() / 1e9,
+            busyNanos(Stage.UPLOAD) == 0
+                ? 0
+                : bytesCopied() / (busyNanos(Stage.UPLOAD) / 1e9) / 1e9));
+    return sb.toString();
+  }
+}

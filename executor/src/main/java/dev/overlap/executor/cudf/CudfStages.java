@@ -1,0 +1,144 @@
+package dev.overlap.executor.cudf;
+
+import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.DeviceMemoryBuffer;
+import ai.rapids.cudf.HostColumnVector;
+import ai.rapids.cudf.Table;
+import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.pipeline.BatchStages;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The GPU work of one task's batches: upload on the copy stream, the kernel on the compute thread's
+ * per-thread default stream, download on the device-to-host stream. Each stage synchronizes its
+ * stream before returning, so the next stage may start on another thread and the pipeline may free
+ * or reuse the stage's input.
+ */
+public final class CudfStages implements BatchStages<HostBatch, Table, Table, HostTable> {
+  private final StreamPair streams;
+  private final GpuKernel kernel;
+  private final StructType outputSchema;
+
+  public CudfStages(StreamPair streams, GpuKernel kernel, StructType outputSchema) {
+    this.streams = streams;
+    this.kernel = kernel;
+    this.outputSchema = outputSchema;
+  }
+
+  /**
+   * Copies a packed batch into one device allocation made on the copy stream, one async copy per
+   * used region, then waits for the copy stream. The columns own slices of that allocation.
+   */
+  @Override
+  public Table upload(HostBatch h) {
+    Cuda.Stream stream = streams.copyStream();
+    List<AutoCloseable> made = new ArrayList<>();
+    try (DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(h.deviceBytes(), stream)) {
+      long at = 0;
+      ColumnVector[] cols = new ColumnVector[h.columns()];
+      for (int c = 0; c < h.columns(); c++) {
+        DeviceMemoryBuffer valid = null;
+        if (h.nullCount(c) > 0) {
+          valid = all.slice(at, h.validityLength());
+          made.add(valid);
+          all.copyFromHostBufferAsync(
+              at, h.staging(), h.validityOffset(c), h.validityLength(), stream);
+          at += BatchLayout.align(h.validityLength());
+        }
+        long dataLen = h.dataLength(c);
+        DeviceMemoryBuffer data = all.slice(at, dataLen);
+        made.add(data);
+        if (dataLen > 0) {
+          all.copyFromHostBufferAsync(at, h.staging(), h.dataOffset(c), dataLen, stream);
+        }
+        at += BatchLayout.align(Math.max(1, dataLen));
+        DeviceMemoryBuffer offsets = null;
+        if (h.isString(c)) {
+          offsets = all.slice(at, h.offsetsLength(c));
+          made.add(offsets);
+          all.copyFromHostBufferAsync(
+              at, h.staging(), h.offsetsOffset(c), h.offsetsLength(c), stream);
+          at += BatchLayout.align(h.offsetsLength(c));
+        }
+        cols[c] =
+            new ColumnVector(
+                h.dtype(c), h.rows(), Optional.of(h.nullCount(c)), data, valid, offsets);
+        // The column owns the slices now.
+        made.remove(data);
+        made.remove(valid);
+        made.remove(offsets);
+        made.add(cols[c]);
+      }
+      stream.sync();
+      Table t = new Table(cols); // takes its own reference to each column
+      closeAll(made);
+      made.clear();
+      return t;
+    } catch (RuntimeException e) {
+      closeAll(made);
+      throw e;
+    }
+  }
+
+  @Override
+  public Table compute(Table input) {
+    Table out = kernel.apply(input);
+    if (out == null) {
+      throw new IllegalStateException(kernel.name() + " returned null instead of a Table");
+    }
+    if (out == input) {
+      // The pipeline closes the input after this stage: keep our own references.
+      ColumnVector[] cols = new ColumnVector[input.getNumberOfColumns()];
+      for (int i = 0; i < cols.length; i++) {
+        cols[i] = input.getColumn(i);
+      }
+      out = new Table(cols);
+    }
+    // Kernels ran on this thread's per-thread default stream: finish them before the download
+    // thread reads the output.
+    Cuda.DEFAULT_STREAM.sync();
+    return out;
+  }
+
+  @Override
+  public HostTable download(Table out) {
+    Cuda.Stream stream = streams.downloadStream();
+    HostColumnVector[] host = new HostColumnVector[out.getNumberOfColumns()];
+    try {
+      for (int i = 0; i < host.length; i++) {
+        host[i] = out.getColumn(i).copyToHostAsync(stream);
+      }
+      stream.sync();
+    } catch (RuntimeException e) {
+      for (HostColumnVector h : host) {
+        if (h != null) {
+          h.close();
+        }
+      }
+      throw e;
+    }
+    return new HostTable(outputSchema, host, kernel.name());
+  }
+
+  private static void closeAll(List<AutoCloseable> items) {
+    RuntimeException failure = null;
+    for (AutoCloseable c : items) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("closing a device buffer failed", e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package dev.overlap.executor.cudf;
+
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.HostColumnVector;
+import ai.rapids.cudf.HostMemoryBuffer;
+import java.util.Optional;
+
+/**
+ * One packed batch: up to {@link BatchLayout#capacityRows} rows in cuDF's column layout, inside a
+ * staging buffer (pinned host memory on a GPU executor).
+ *
+ * <p>Ownership: the batch holds its staging buffer until {@link #close}, which hands the buffer
+ * back to whoever lent it (the executor's staging pool). The pipeline closes a batch once its
+ * upload has completed.
+ */
+public final class HostBatch implements AutoCloseable {
+  private final BatchLayout layout;
+  private final DType[] dtypes;
+  private final HostMemoryBuffer staging;
+  private final Runnable onClose;
+  private final int rows;
+  private final long[] nullCounts;
+  private final long[] stringBytes;
+  private boolean closed;
+
+  HostBatch(
+      BatchLayout layout,
+      DType[] dtypes,
+      HostMemoryBuffer staging,
+      Runnable onClose,
+      int rows,
+      long[] nullCounts,
+      long[] stringBytes) {
+    this.layout = layout;
+    this.dtypes = dtypes;
+    this.staging = staging;
+    this.onClose = onClose;
+    this.rows = rows;
+    this.nullCounts = nullCounts;
+    this.stringBytes = stringBytes;
+  }
+
+  public int rows() {
+    return rows;
+  }
+
+  public int columns() {
+    return layout.columns();
+  }
+
+  public long nullCount(int column) {
+    return nullCounts[column];
+  }
+
+  DType dtype(int column) {
+    return dtypes[column];
+  }
+
+  HostMemoryBuffer staging() {
+    return staging;
+  }
+
+  /** Offset in the staging buffer and length of the used part of a column's validity mask. */
+  long validityOffset(int c) {
+    return layout.validityOffset[c];
+  }
+
+  long validityLength() {
+    return BatchLayout.validityBytes(rows);
+  }
+
+  long dataOffset(int c) {
+    return layout.dataOffset[c];
+  }
+
+  long dataLength(int c) {
+    return layout.type(c).isString() ? stringBytes[c] : (long) rows * layout.type(c).width();
+  }
+
+  long offsetsOffset(int c) {
+    return layout.offsetsOffset[c];
+  }
+
+  long offsetsLength(int c) {
+    return layout.type(c).isString() ? 4L * (rows + 1) : 0;
+  }
+
+  boolean isString(int c) {
+    return layout.type(c).isString();
+  }
+
+  /** Bytes this batch occupies on the device once uploaded: the used regions, each aligned. */
+  public long deviceBytes() {
+    long total = 0;
+    for (int c = 0; c < columns(); c++) {
+      if (nullCounts[c] > 0) {
+        total += BatchLayout.align(validityLength());
+      }
+      total += BatchLayout.align(Math.max(1, dataLength(c)));
+      total += BatchLayout.align(offsetsLength(c));
+    }
+    return total;
+  }
+
+  /** Bytes copied to the device for this batch. */
+  public long copyBytes() {
+    long total = 0;
+    for (int c = 0; c < columns(); c++) {
+      total += (nullCounts[c] > 0 ? validityLength() : 0) + dataLength(c) + offsetsLength(c);
+    }
+    return total;
+  }
+
+  /**
+   * Host column views over the staging buffer, without copying: for reading a batch back on the
+   * host. The caller closes them; the staging buffer stays alive until they and this batch are
+   * closed.
+   */
+  public HostColumnVector[] toHostColumns() {
+    HostColumnVector[] out = new HostColumnVector[columns()];
+    for (int c = 0; c < out.length; c++) {
+      HostMemoryBuffer valid =
+          nullCounts[c] > 0 ? staging.slice(validityOffset(c), validityLength()) : null;
+      HostMemoryBuffer data = staging.slice(dataOffset(c), Math.max(1, dataLength(c)));
+      HostMemoryBuffer offsets =
+          isString(c) ? staging.slice(offsetsOffset(c), offsetsLength(c)) : null;
+      out[c] =
+          new HostColumnVector(dtypes[c], rows, Optional.of(nullCounts[c]), data, valid, offsets);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      throw new IllegalStateException("HostBatch closed twice");
+    }
+    closed = true;
+    onClose.run();
+  }
+}

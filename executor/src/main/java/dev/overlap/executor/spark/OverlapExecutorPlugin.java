@@ -1,0 +1,156 @@
+package dev.overlap.executor.spark;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.config.ByteSize;
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.cudf.GpuRuntime;
+import dev.overlap.executor.pipeline.Stage;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.api.plugin.ExecutorPlugin;
+import org.apache.spark.api.plugin.PluginContext;
+import org.apache.spark.resource.ResourceInformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Executor side: picks the GPU, sets up the {@link GpuRuntime}, and logs one line saying how jobs
+ * will run. Without a usable GPU the executor still starts; kernels then run their CPU
+ * implementation (or fail, per {@code spark.overlap.noGpu.mode}).
+ *
+ * <p>An invalid {@code spark.overlap.*} value throws from {@link #init}, so the executor exits with
+ * a message naming the key.
+ */
+public final class OverlapExecutorPlugin implements ExecutorPlugin {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+
+  @Override
+  public void init(PluginContext ctx, Map<String, String> extraConf) {
+    OverlapConf conf = OverlapConf.read(k -> ctx.conf().get(k, null));
+    String id = ctx.executorID();
+    GpuStatus status;
+    GpuRuntime runtime = null;
+    String how =
+        conf.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.CPU
+            ? "kernels run their CPU implementation"
+            : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
+    if (!conf.get(OverlapConf.ENABLED)) {
+      status = noGpu(OverlapConf.ENABLED.key() + "=false");
+    } else {
+      Optional<Integer> device = chooseDevice(ctx.resources(), extraConf);
+      if (device.isEmpty()) {
+        status = noGpu(visibleDevicesProblem());
+      } else {
+        try {
+          runtime = GpuRuntime.start(device.get(), conf);
+          status = new GpuStatus(GpuStatus.State.GPU, device, "");
+        } catch (Throwable t) {
+          LOG.error("Overlap: setting up GPU {} failed", device.get(), t);
+          status = noGpu("setting up GPU " + device.get() + " failed: " + t);
+        }
+      }
+    }
+    ExecutorState.started(id, conf, status, runtime);
+    if (runtime != null) {
+      registerMetrics(ctx.metricRegistry(), runtime);
+      LOG.info(
+          "Overlap: executor {} on GPU {}: {} staging buffers of {} ({}), device budget {}",
+          id,
+          runtime.device(),
+          conf.get(OverlapConf.STAGING_BUFFERS),
+          ByteSize.format(conf.get(OverlapConf.STAGING_BUFFER_SIZE)),
+          runtime.stagingPinned() ? "pinned" : "PAGEABLE",
+          ByteSize.format(conf.get(OverlapConf.PREFETCH_MAX_BYTES)));
+    } else {
+      LOG.warn("Overlap: executor {} has no usable GPU ({}): {}", id, status.reason(), how);
+    }
+  }
+
+  private static GpuStatus noGpu(String reason) {
+    return new GpuStatus(GpuStatus.State.NO_GPU, Optional.empty(), reason);
+  }
+
+  /**
+   * The GPU Spark assigned (exactly one address), else the driver's in local mode, else device 0
+   * when CUDA sees one.
+   */
+  static Optional<Integer> chooseDevice(
+      Map<String, ResourceInformation> resources, Map<String, String> extraConf) {
+    ResourceInformation gpu = resources.get("gpu");
+    if (gpu != null && gpu.addresses().length > 0) {
+      if (gpu.addresses().length != 1) {
+        throw new IllegalArgumentException(
+            "Overlap drives one GPU per executor but Spark assigned "
+                + gpu.addresses().length
+                + " ("
+                + String.join(",", gpu.addresses())
+                + "): set spark.executor.resource.gpu.amount=1");
+      }
+      return Optional.of(parseAddress(gpu.addresses()[0], "spark.executor.resource.gpu"));
+    }
+    String fromDriver = extraConf.get(OverlapDriverPlugin.DRIVER_GPU_ADDRESS);
+    if (fromDriver != null) {
+      return Optional.of(parseAddress(fromDriver, "spark.driver.resource.gpu"));
+    }
+    return visibleDeviceCount() > 0 ? Optional.of(0) : Optional.empty();
+  }
+
+  private static int parseAddress(String address, String source) {
+    try {
+      return Integer.parseInt(address.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "GPU address '" + address + "' from " + source + " is not a CUDA device ordinal");
+    }
+  }
+
+  private static String lastProblem = "no CUDA device is visible";
+
+  /** CUDA's device count; 0 when cuDF or the driver cannot be loaded. */
+  static int visibleDeviceCount() {
+    try {
+      return ai.rapids.cudf.Cuda.getDeviceCount();
+    } catch (Throwable t) {
+      lastProblem =
+          "no CUDA device is visible ("
+              + t.getClass().getSimpleName()
+              + ": "
+              + t.getMessage()
+              + ")";
+      return 0;
+    }
+  }
+
+  private static String visibleDevicesProblem() {
+    return lastProblem;
+  }
+
+  private static void registerMetrics(MetricRegistry registry, GpuRuntime runtime) {
+    for (Stage s : Stage.values()) {
+      registry.register(
+          "busyMillis." + s.name().toLowerCase(java.util.Locale.ROOT),
+          (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().busy(s) / 1_000_000);
+    }
+    registry.register(
+        "batches", (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().batches());
+    registry.register(
+        "bytesUploaded", (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().bytes());
+    registry.register(
+        "deviceBytesInFlight", (Gauge<Long>) () -> runtime.pipeline().budget().inFlight());
+    registry.register("stagingBuffersFree", (Gauge<Integer>) () -> runtime.staging().available());
+  }
+
+  @Override
+  public void shutdown() {
+    GpuRuntime r = ExecutorState.stopped();
+    if (r != null) {
+      try {
+        r.close();
+      } catch (RuntimeException e) {
+        LOG.error("Overlap: closing the GPU runtime failed", e);
+      }
+    }
+  }
+}

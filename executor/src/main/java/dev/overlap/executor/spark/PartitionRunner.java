@@ -1,0 +1,371 @@
+package dev.overlap.executor.spark;
+
+import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.api.CpuKernel;
+import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.cudf.BatchLayout;
+import dev.overlap.executor.cudf.ColumnType;
+import dev.overlap.executor.cudf.CudfStages;
+import dev.overlap.executor.cudf.GpuRuntime;
+import dev.overlap.executor.cudf.HostBatch;
+import dev.overlap.executor.cudf.HostBatchWriter;
+import dev.overlap.executor.cudf.HostTable;
+import dev.overlap.executor.pipeline.BoundedPool;
+import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.TaskLane;
+import java.io.Serializable;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.TaskCompletionListener;
+import scala.Function1;
+
+/**
+ * Runs a kernel over one partition on the executor: through the GPU pipeline when the executor has
+ * a GPU, else through the kernel's CPU implementation. Serialized with the job's closures.
+ */
+public final class PartitionRunner implements Serializable {
+  private final GpuKernel kernel;
+  private final StructType inSchema;
+  private final StructType outSchema;
+  private final PipelineReport report;
+
+  public PartitionRunner(
+      GpuKernel kernel, StructType inSchema, StructType outSchema, PipelineReport report) {
+    this.kernel = kernel;
+    this.inSchema = inSchema;
+    this.outSchema = outSchema;
+    this.report = report;
+  }
+
+  public Iterator<InternalRow> runRows(Iterator<InternalRow> rows) {
+    if (useGpu()) {
+      return new GpuIterator(new RowSource(rows));
+    }
+    return runCpu(rows);
+  }
+
+  public Iterator<InternalRow> runColumnar(Iterator<ColumnarBatch> batches) {
+    if (useGpu()) {
+      return new GpuIterator(new ColumnarSource(batches));
+    }
+    return runCpu(flatten(batches));
+  }
+
+  private boolean useGpu() {
+    GpuStatus status = ExecutorState.status();
+    if (status.gpu()) {
+      return true;
+    }
+    OverlapConf.NoGpuMode mode =
+        ExecutorState.conf()
+            .map(c -> c.get(OverlapConf.NO_GPU_MODE))
+            .orElse(OverlapConf.NoGpuMode.CPU);
+    if (mode == OverlapConf.NoGpuMode.FAIL || kernel.cpu() == null) {
+      throw new IllegalStateException(
+          "No GPU for kernel "
+              + kernel.name()
+              + " on executor "
+              + ExecutorState.executorId()
+              + ": "
+              + status.reason()
+              + (kernel.cpu() == null
+                  ? ". The kernel has no CPU implementation. Run on executors with a GPU"
+                      + " (spark.executor.resource.gpu.amount=1 with a discovery script,"
+                      + " spark.plugins=dev.overlap.executor.OverlapPlugin) or give the kernel a"
+                      + " cpu() implementation."
+                  : ". " + OverlapConf.NO_GPU_MODE.key() + "=FAIL forbids the CPU path."));
+    }
+    return false;
+  }
+
+  // ---- CPU path ----------------------------------------------------------------------------
+
+  private Iterator<InternalRow> runCpu(Iterator<InternalRow> rows) {
+    CpuKernel cpu = kernel.cpu();
+    Function1<Object, Object> toRow = CatalystTypeConverters.createToScalaConverter(inSchema);
+    Function1<Object, Object> toInternal =
+        CatalystTypeConverters.createToCatalystConverter(outSchema);
+    long[] counts = new long[2];
+    Iterator<Row> in =
+        new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return rows.hasNext();
+          }
+
+          @Override
+          public Row next() {
+            counts[0]++;
+            return (Row) toRow.apply(rows.next());
+          }
+        };
+    Iterator<Row> out = cpu.apply(in);
+    TaskContext ctx = TaskContext.get();
+    if (ctx != null && report != null) {
+      ctx.addTaskCompletionListener(
+          (TaskCompletionListener)
+              c -> report.addTask(false, counts[0], counts[1], 0, 0, Map.of()));
+    }
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return out.hasNext();
+      }
+
+      @Override
+      public InternalRow next() {
+        counts[1]++;
+        return (InternalRow) toInternal.apply(out.next());
+      }
+    };
+  }
+
+  private static Iterator<InternalRow> flatten(Iterator<ColumnarBatch> batches) {
+    return new Iterator<>() {
+      private Iterator<InternalRow> current = java.util.Collections.emptyIterator();
+
+      @Override
+      public boolean hasNext() {
+        while (!current.hasNext() && batches.hasNext()) {
+          current = batches.next().rowIterator();
+        }
+        return current.hasNext();
+      }
+
+      @Override
+      public InternalRow next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return current.next();
+      }
+    };
+  }
+
+  // ---- GPU path ----------------------------------------------------------------------------
+
+  /** Where a task's input comes from: fills the writer's open batch, says whether more remains. */
+  interface BatchSource {
+    boolean fill(HostBatchWriter writer);
+
+    long rowsRead();
+  }
+
+  static final class RowSource implements BatchSource {
+    private final Iterator<InternalRow> rows;
+    private InternalRow carry;
+    private long read;
+
+    RowSource(Iterator<InternalRow> rows) {
+      this.rows = rows;
+    }
+
+    @Override
+    public boolean fill(HostBatchWriter w) {
+      if (carry != null) {
+        w.append(carry); // fits: the batch is empty, and append throws if a lone row cannot
+        carry = null;
+      }
+      while (!w.isFull() && rows.hasNext()) {
+        InternalRow r = rows.next();
+        read++;
+        if (!w.append(r)) {
+          carry = r.copy(); // the iterator may reuse the row object
+          break;
+        }
+      }
+      return carry != null || rows.hasNext();
+    }
+
+    @Override
+    public long rowsRead() {
+      return read;
+    }
+  }
+
+  static final class ColumnarSource implements BatchSource {
+    private final Iterator<ColumnarBatch> batches;
+    private ColumnarBatch current;
+    private int offset;
+    private long read;
+
+    ColumnarSource(Iterator<ColumnarBatch> batches) {
+      this.batches = batches;
+    }
+
+    @Override
+    public boolean fill(HostBatchWriter w) {
+      while (!w.isFull()) {
+        if (current == null || offset >= current.numRows()) {
+          // Only now may the source be advanced: readers reuse the batch object.
+          if (!batches.hasNext()) {
+            current = null;
+            break;
+          }
+          current = batches.next();
+          offset = 0;
+          read += current.numRows();
+          continue;
+        }
+        int n = w.appendColumns(current, offset, current.numRows() - offset);
+        offset += n;
+        if (n == 0) {
+          break;
+        }
+      }
+      return (current != null && offset < current.numRows()) || batches.hasNext();
+    }
+
+    @Override
+    public long rowsRead() {
+      return read;
+    }
+  }
+
+  /**
+   * Feeds the task's batches into the executor pipeline, keeping up to {@code
+   * spark.overlap.prefetch.batchesPerTask} in flight, and hands back the result rows in order.
+   */
+  private final class GpuIterator implements Iterator<InternalRow> {
+    private final GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
+    private final BatchSource source;
+    private final HostBatchWriter writer;
+    private final TaskLane<HostBatch, HostTable> lane;
+    private boolean more = true;
+    private HostTable current;
+    private Iterator<InternalRow> rows = java.util.Collections.emptyIterator();
+    private long rowsOut;
+    private long batches;
+    private long bytes;
+    private boolean finished;
+
+    GpuIterator(BatchSource source) {
+      this.source = source;
+      OverlapConf conf = gpu.conf();
+      ColumnType[] types = ColumnType.forSchema(inSchema, "input of " + kernel.name());
+      BatchLayout layout =
+          new BatchLayout(
+              types,
+              conf.get(OverlapConf.STAGING_BUFFER_SIZE),
+              conf.get(OverlapConf.BATCH_MAX_ROWS),
+              conf.get(OverlapConf.STRING_BYTES_PER_ROW));
+      this.writer = new HostBatchWriter(inSchema, layout);
+      TaskContext ctx = TaskContext.get();
+      String name =
+          ctx == null
+              ? "task"
+              : "stage "
+                  + ctx.stageId()
+                  + " partition "
+                  + ctx.partitionId()
+                  + " task "
+                  + ctx.taskAttemptId();
+      this.lane =
+          gpu.pipeline()
+              .openLane(
+                  name,
+                  new CudfStages(gpu.streams(), kernel, outSchema),
+                  conf.get(OverlapConf.PREFETCH_BATCHES_PER_TASK));
+      if (ctx != null) {
+        // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
+        ctx.addTaskCompletionListener((TaskCompletionListener) c -> finish());
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      try {
+        while (!rows.hasNext()) {
+          if (current != null) {
+            current.close();
+            current = null;
+          }
+          fill();
+          if (lane.pending() == 0) {
+            finish();
+            return false;
+          }
+          current = lane.next();
+          batches++;
+          rows = current.rows();
+        }
+        return true;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        finish();
+        throw new IllegalStateException("interrupted while waiting for the GPU pipeline", e);
+      } catch (RuntimeException | Error e) {
+        finish();
+        throw e;
+      }
+    }
+
+    @Override
+    public InternalRow next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      rowsOut++;
+      return rows.next();
+    }
+
+    /** Packs and submits batches until the lane is full or the input is done. */
+    private void fill() throws InterruptedException {
+      BoundedPool<HostMemoryBuffer> pool = gpu.staging();
+      while (more && !lane.full()) {
+        HostMemoryBuffer buf = pool.acquire();
+        long start = System.nanoTime();
+        writer.begin(buf, () -> pool.release(buf));
+        try {
+          more = source.fill(writer);
+        } catch (RuntimeException | Error e) {
+          writer.abort();
+          throw e;
+        }
+        HostBatch batch = writer.finish();
+        long took = System.nanoTime() - start;
+        gpu.pipeline().metrics().addPacking(took);
+        packNanos += took;
+        if (batch.rows() == 0) {
+          batch.close();
+          break;
+        }
+        bytes += batch.copyBytes();
+        lane.submit(batch, batch.deviceBytes());
+      }
+    }
+
+    private long packNanos;
+
+    private void finish() {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      if (current != null) {
+        current.close();
+        current = null;
+      }
+      lane.close();
+      if (report != null) {
+        Map<Stage, Long> nanos = new EnumMap<>(Stage.class);
+        nanos.put(Stage.PACK, packNanos);
+        for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
+          nanos.put(s, lane.busyNanos(s));
+        }
+        report.addTask(true, source.rowsRead(), rowsOut, batches, bytes, nanos);
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.overlap.executor.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class OverlapConfTest {
+  @Test
+  void defaultsParse() {
+    OverlapConf c = OverlapConf.defaults();
+    assertEquals(128L << 20, c.get(OverlapConf.STAGING_BUFFER_SIZE));
+    assertEquals(OverlapConf.NoGpuMode.CPU, c.get(OverlapConf.NO_GPU_MODE));
+  }
+
+  @Test
+  void sizesAndEnumsAreParsedAsSparkWritesThem() {
+    OverlapConf c =
+        OverlapConf.fromMap(
+            Map.of(
+                "spark.overlap.prefetch.maxBytes", "2g",
+                "spark.overlap.staging.bufferSize", "64MB",
+                "spark.overlap.noGpu.mode", "fail"));
+    assertEquals(2L << 30, c.get(OverlapConf.PREFETCH_MAX_BYTES));
+    assertEquals(64L << 20, c.get(OverlapConf.STAGING_BUFFER_SIZE));
+    assertEquals(OverlapConf.NoGpuMode.FAIL, c.get(OverlapConf.NO_GPU_MODE));
+  }
+
+  @Test
+  void aNegativeSizeNamesTheKey() {
+    OverlapConfigException e =
+        assertThrows(
+            OverlapConfigException.class,
+            () -> OverlapConf.fromMap(Map.of("spark.overlap.prefetch.maxBytes", "-1g")));
+    assertEquals("spark.overlap.prefetch.maxBytes", e.key());
+    assertTrue(e.getMessage().contains("spark.overlap.prefetch.maxBytes"), e.getMessage());
+    assertTrue(e.getMessage().contains("'-1g'"), e.getMessage());
+  }
+
+  @Test
+  void anUnknownEnumNameListsTheAllowedValues() {
+    OverlapConfigException e =
+        assertThrows(
+            OverlapConfigException.class,
+            () -> OverlapConf.fromMap(Map.of("spark.overlap.noGpu.mode", "gpu-please")));
+    assertTrue(e.getMessage().contains("spark.overlap.noGpu.mode"), e.getMessage());
+    assertTrue(e.getMessage().contains("one of CPU, FAIL"), e.getMessage());
+  }
+
+  @Test
+  void outOfRangeNumbersAreRejected() {
+    assertThrows(
+        OverlapConfigException.class,
+        () -> OverlapConf.fromMap(Map.of("spark.overlap.rmm.poolFraction", "1.5")));
+    assertThrows(
+        OverlapConfigException.class,
+        () -> OverlapConf.fromMap(Map.of("spark.overlap.staging.buffers", "0")));
+    assertThrows(
+        OverlapConfigException.class,
+        () -> OverlapConf.fromMap(Map.of("spark.overlap.enabled", "yes")));
+  }
+
+  @Test
+  void everyKeyIsUniqueAndPrefixed() {
+    Set<String> seen = new HashSet<>();
+    for (ConfigEntry<?> e : OverlapConf.ALL) {
+      assertTrue(e.key().startsWith("spark.overlap."), e.key());
+      assertTrue(seen.add(e.key()), "duplicate " + e.key());
+      assertTrue(!e.doc().isBlank(), e.key() + " has no doc");
+    }
+  }
+
+  @Test
+  void docsConfigsMdIsUpToDate() throws Exception {
+    Path doc = Path.of("..", "docs", "configs.md");
+    String current = Files.readString(doc, StandardCharsets.UTF_8);
+    assertEquals(
+        ConfigDocs.render(current),
+        current,
+        "docs/configs.md is stale: run the generator (see docs/configs.md)");
+  }
+}

@@ -1,0 +1,261 @@
+package dev.overlap.executor.cudf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.rapids.cudf.HostColumnVector;
+import ai.rapids.cudf.HostMemoryBuffer;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Packing into cuDF's host layout and reading it back, on the host only: runs without a GPU. The
+ * round trip goes rows -> staging buffer -> cuDF HostColumnVector -> Spark rows.
+ */
+class HostBatchWriterTest {
+  static final StructType ALL_TYPES =
+      new StructType(
+          new StructField[] {
+            field("b", DataTypes.BooleanType),
+            field("i8", DataTypes.ByteType),
+            field("i16", DataTypes.ShortType),
+            field("i32", DataTypes.IntegerType),
+            field("i64", DataTypes.LongType),
+            field("f32", DataTypes.FloatType),
+            field("f64", DataTypes.DoubleType),
+            field("d", DataTypes.DateType),
+            field("ts", DataTypes.TimestampType),
+            field("s", DataTypes.StringType),
+            field("dec9", DataTypes.createDecimalType(9, 2)),
+            field("dec18", DataTypes.createDecimalType(18, 4)),
+            field("dec38", DataTypes.createDecimalType(38, 10)),
+          });
+
+  private final List<HostMemoryBuffer> buffers = new ArrayList<>();
+  private final AtomicInteger released = new AtomicInteger();
+
+  static StructField field(String name, DataType t) {
+    return new StructField(name, t, true, org.apache.spark.sql.types.Metadata.empty());
+  }
+
+  /** Row {@code i}: every value derived from i, with a null in each column every 7th row. */
+  static Object[] values(int i) {
+    Object[] v = new Object[ALL_TYPES.fields().length];
+    v[0] = i % 2 == 0;
+    v[1] = (byte) (i % 120 - 60);
+    v[2] = (short) (i * 3 - 1000);
+    v[3] = i * 7919 - 1_000_000;
+    v[4] = (long) i * 1_000_000_007L - (1L << 40);
+    v[5] = i * 0.5f - 3.25f;
+    v[6] = i * 1.0e-3 - 17.125;
+    v[7] = 18_000 + i; // days since the epoch
+    v[8] = 1_700_000_000_000_000L + i * 1_000_003L; // microseconds
+    v[9] = UTF8String.fromString(i % 5 == 0 ? "" : "välue-" + i + "-" + "x".repeat(i % 11));
+    v[10] = Decimal.apply(BigDecimal.valueOf(i * 12345L - 99_999, 2), 9, 2);
+    v[11] = Decimal.apply(BigDecimal.valueOf(i * 987_654_321L - 5, 4), 18, 4);
+    v[12] =
+        Decimal.apply(
+            new BigDecimal(
+                new java.math.BigInteger("123456789012345678901234567")
+                    .multiply(java.math.BigInteger.valueOf(i - 20)),
+                10),
+            38,
+            10);
+    for (int c = 0; c < v.length; c++) {
+      if ((i + c) % 7 == 0) {
+        v[c] = null;
+      }
+    }
+    return v;
+  }
+
+  private HostMemoryBuffer buffer(long size) {
+    HostMemoryBuffer b = HostMemoryBuffer.allocate(size, false);
+    buffers.add(b);
+    return b;
+  }
+
+  @AfterEach
+  void closeBuffers() {
+    buffers.forEach(HostMemoryBuffer::close);
+  }
+
+  private List<Object[]> readBack(HostBatch batch) {
+    HostColumnVector[] cols = batch.toHostColumns();
+    List<Object[]> out = new ArrayList<>();
+    try (HostTable t = new HostTable(ALL_TYPES, cols, "test")) {
+      Iterator<InternalRow> it = t.rows();
+      while (it.hasNext()) {
+        InternalRow r = it.next();
+        Object[] v = new Object[ALL_TYPES.fields().length];
+        for (int c = 0; c < v.length; c++) {
+          DataType dt = ALL_TYPES.fields()[c].dataType();
+          v[c] = r.isNullAt(c) ? null : r.get(c, dt);
+          if (v[c] instanceof UTF8String s) {
+            v[c] = s.clone(); // the row reads the buffer in place
+          }
+        }
+        out.add(v);
+      }
+    }
+    return out;
+  }
+
+  private static void assertRowsEqual(List<Object[]> expected, List<Object[]> actual) {
+    assertEquals(expected.size(), actual.size());
+    for (int i = 0; i < expected.size(); i++) {
+      for (int c = 0; c < expected.get(i).length; c++) {
+        assertEquals(
+            expected.get(i)[c],
+            actual.get(i)[c],
+            "row " + i + " column " + ALL_TYPES.fields()[c].name());
+      }
+    }
+  }
+
+  @Test
+  void rowsOfEveryTypeWithNullsRoundTrip() {
+    BatchLayout layout = new BatchLayout(types(), 1 << 20, 1000, 32);
+    HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
+    w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+    List<Object[]> expected = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      Object[] v = values(i);
+      assertTrue(w.append(new GenericInternalRow(v)));
+      expected.add(v);
+    }
+    try (HostBatch batch = w.finish()) {
+      assertEquals(300, batch.rows());
+      assertEquals(300 / 7 + 1, batch.nullCount(0)); // rows 0, 7, 14, ... of column 0
+      assertRowsEqual(expected, readBack(batch));
+    }
+    assertEquals(1, released.get(), "closing the batch gives the staging buffer back");
+  }
+
+  @Test
+  void columnarBatchesPackInBulkAndRoundTrip() {
+    int n = 500;
+    OnHeapColumnVector[] vectors = new OnHeapColumnVector[ALL_TYPES.fields().length];
+    for (int c = 0; c < vectors.length; c++) {
+      vectors[c] = new OnHeapColumnVector(n, ALL_TYPES.fields()[c].dataType());
+    }
+    List<Object[]> expected = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Object[] v = values(i);
+      expected.add(v);
+      for (int c = 0; c < v.length; c++) {
+        OnHeapColumnVector vec = vectors[c];
+        if (v[c] == null) {
+          vec.putNull(i);
+          continue;
+        }
+        switch (c) {
+          case 0 -> vec.putBoolean(i, (Boolean) v[c]);
+          case 1 -> vec.putByte(i, (Byte) v[c]);
+          case 2 -> vec.putShort(i, (Short) v[c]);
+          case 3, 7 -> vec.putInt(i, (Integer) v[c]);
+          case 4, 8 -> vec.putLong(i, (Long) v[c]);
+          case 5 -> vec.putFloat(i, (Float) v[c]);
+          case 6 -> vec.putDouble(i, (Double) v[c]);
+          case 9 -> vec.putByteArray(i, ((UTF8String) v[c]).getBytes());
+          default -> {
+            Decimal d = (Decimal) v[c];
+            vec.putDecimal(i, d, d.precision());
+          }
+        }
+      }
+    }
+    ColumnarBatch cb = new ColumnarBatch(vectors, n);
+    // A layout of 200 rows: the 500 rows arrive in three packed batches.
+    BatchLayout layout = new BatchLayout(types(), 1 << 20, 200, 32);
+    HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
+    List<Object[]> actual = new ArrayList<>();
+    int offset = 0;
+    int batches = 0;
+    while (offset < n) {
+      w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+      offset += w.appendColumns(cb, offset, n - offset);
+      try (HostBatch b = w.finish()) {
+        actual.addAll(readBack(b));
+      }
+      batches++;
+    }
+    cb.close();
+    assertEquals(3, batches);
+    assertRowsEqual(expected, actual);
+  }
+
+  @Test
+  void aBatchEndsWhenAStringColumnOutgrowsItsShare() {
+    StructType schema = new StructType(new StructField[] {field("s", DataTypes.StringType)});
+    BatchLayout layout = new BatchLayout(new ColumnType[] {ColumnType.STRING}, 1 << 16, 100, 4);
+    HostBatchWriter w = new HostBatchWriter(schema, layout);
+    w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+    int appended = 0;
+    while (w.append(new GenericInternalRow(new Object[] {UTF8String.fromString("0123456789")}))) {
+      appended++;
+    }
+    assertEquals(40, appended, "100 rows x 4 bytes = 400 bytes hold 40 values of 10 bytes");
+    assertFalse(w.isFull());
+    w.finish().close();
+    w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                w.append(
+                    new GenericInternalRow(new Object[] {UTF8String.fromString("y".repeat(401))})));
+    assertTrue(e.getMessage().contains("'s'"), e.getMessage());
+    assertTrue(e.getMessage().contains("spark.overlap.batch.stringBytesPerRow"), e.getMessage());
+    w.abort();
+    assertEquals(2, released.get());
+  }
+
+  @Test
+  void unsupportedColumnsAreNamedWithTheirType() {
+    StructType schema =
+        new StructType(
+            new StructField[] {
+              field("ok", DataTypes.IntegerType),
+              field("tags", DataTypes.createArrayType(DataTypes.StringType)),
+              field("raw", DataTypes.BinaryType)
+            });
+    UnsupportedColumnException e =
+        assertThrows(UnsupportedColumnException.class, () -> ColumnType.forSchema(schema, "input"));
+    assertTrue(e.getMessage().contains("'tags' (array<string>)"), e.getMessage());
+    assertTrue(e.getMessage().contains("'raw' (binary)"), e.getMessage());
+    assertFalse(e.getMessage().contains("'ok'"), e.getMessage());
+  }
+
+  @Test
+  void outputOfTheWrongCudfTypeNamesTheColumn() {
+    StructType declared = new StructType(new StructField[] {field("n", DataTypes.LongType)});
+    HostColumnVector wrong = HostColumnVector.fromInts(1, 2, 3);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new HostTable(declared, new HostColumnVector[] {wrong}, "K"));
+    assertTrue(e.getMessage().contains("'n' is INT32"), e.getMessage());
+  }
+
+  private static ColumnType[] types() {
+    return ColumnType.forSchema(ALL_TYPES, "test");
+  }
+}
