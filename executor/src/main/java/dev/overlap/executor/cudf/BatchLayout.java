@@ -87,6 +87,11 @@ public final class BatchLayout {
     return ((rows + 511) / 512) * 64;
   }
 
+  /** Where the first column's data starts: after its validity mask, aligned. */
+  public static long validityBytesPadded(long rows) {
+    return align(validityBytes(rows));
+  }
+
   static long align(long v) {
     return (v + ALIGN - 1) / ALIGN * ALIGN;
   }

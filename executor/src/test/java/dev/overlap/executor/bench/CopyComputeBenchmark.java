@@ -1,0 +1,277 @@
+package dev.overlap.executor.bench;
+
+import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.DeviceMemoryBuffer;
+import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.PinnedMemoryPool;
+import ai.rapids.cudf.Rmm;
+import ai.rapids.cudf.RmmAllocationMode;
+import ai.rapids.cudf.Table;
+import dev.overlap.executor.cudf.BatchLayout;
+import dev.overlap.executor.cudf.ColumnType;
+import dev.overlap.executor.cudf.CudfStages;
+import dev.overlap.executor.cudf.HostBatch;
+import dev.overlap.executor.cudf.HostBatchWriter;
+import dev.overlap.executor.cudf.HostTable;
+import dev.overlap.executor.cudf.StreamPair;
+import dev.overlap.executor.pipeline.DeviceBudget;
+import dev.overlap.executor.pipeline.PipelineMetrics;
+import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.StagePipeline;
+import dev.overlap.executor.pipeline.TaskLane;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Copy and compute, side by side in one run on the same data and kernel: the pinned host-to-device
+ * peak; the naive path (pageable memory, synchronous copy, then compute); serial copy-then-compute
+ * from pinned memory; and the pipeline (StagePipeline with the cuDF stages), for a copy-bound, a
+ * balanced and a compute-bound kernel. Medians of {@code runs} timed runs after one warm-up.
+ *
+ * <p>Usage: {@code CopyComputeBenchmark [chunks=64] [chunkMiB=128] [runs=5]}
+ */
+public final class CopyComputeBenchmark {
+  private static final StructType SCHEMA = new StructType().add("x", DataTypes.LongType, false);
+
+  private final int chunks;
+  private final long chunkBytes;
+  private final int rows;
+  private final int runs;
+  private final HostMemoryBuffer[] pinned;
+  private final HostMemoryBuffer[] pageable;
+  private final BatchLayout layout;
+  private final HostBatchWriter writer;
+  private final ColumnarBatch source;
+
+  CopyComputeBenchmark(int chunks, int chunkMiB, int runs) {
+    this.chunks = chunks;
+    this.chunkBytes = (long) chunkMiB << 20;
+    this.rows = (int) (chunkBytes / 8);
+    this.runs = runs;
+    this.layout =
+        new BatchLayout(new ColumnType[] {ColumnType.LONG}, chunkBytes + (1 << 20), rows, 1);
+    this.writer = new HostBatchWriter(SCHEMA, layout);
+    OnHeapColumnVector v = new OnHeapColumnVector(rows, DataTypes.LongType);
+    java.util.Random rnd = new java.util.Random(42);
+    for (int i = 0; i < rows; i++) {
+      v.putLong(i, rnd.nextLong() >> 8);
+    }
+    this.source = new ColumnarBatch(new OnHeapColumnVector[] {v}, rows);
+    pinned = new HostMemoryBuffer[chunks];
+    pageable = new HostMemoryBuffer[chunks];
+    for (int i = 0; i < chunks; i++) {
+      pinned[i] = PinnedMemoryPool.allocate(chunkBytes + (1 << 20));
+      pageable[i] = HostMemoryBuffer.allocate(chunkBytes, false);
+      pack(i).close(); // fills pinned[i]
+      pageable[i].copyFromHostBuffer(0, pinned[i], dataOffset(), chunkBytes);
+    }
+  }
+
+  private long dataOffset() {
+    return BatchLayout.validityBytesPadded(rows);
+  }
+
+  /** Packs chunk i into its pinned buffer (a bulk copy from the Spark vector). */
+  private HostBatch pack(int i) {
+    writer.begin(pinned[i], () -> {});
+    writer.appendColumns(source, 0, rows);
+    return writer.finish();
+  }
+
+  private double medianSeconds(Runnable r) {
+    return median(
+        () -> {
+          long s = System.nanoTime();
+          r.run();
+          return (System.nanoTime() - s) / 1e9;
+        });
+  }
+
+  /** Median of {@code runs} timings after one warm-up; each call times itself. */
+  private double median(java.util.function.DoubleSupplier timed) {
+    timed.getAsDouble(); // warm-up
+    double[] t = new double[runs];
+    for (int i = 0; i < runs; i++) {
+      t[i] = timed.getAsDouble();
+    }
+    Arrays.sort(t);
+    return t[runs / 2];
+  }
+
+  double pinnedPeak(Cuda.Stream stream, DeviceMemoryBuffer[] dev) {
+    return medianSeconds(
+        () -> {
+          for (int i = 0; i < chunks; i++) {
+            dev[i].copyFromHostBufferAsync(0, pinned[i], dataOffset(), chunkBytes, stream);
+          }
+          stream.sync();
+        });
+  }
+
+  double computeOnly(PassesKernel k, Table[] resident) {
+    return medianSeconds(
+        () -> {
+          for (Table t : resident) {
+            k.apply(t).close();
+          }
+          Cuda.DEFAULT_STREAM.sync();
+        });
+  }
+
+  double serial(PassesKernel k, boolean usePinned, Cuda.Stream stream) {
+    return medianSeconds(
+        () -> {
+          for (int i = 0; i < chunks; i++) {
+            DeviceMemoryBuffer d = DeviceMemoryBuffer.allocate(chunkBytes);
+            if (usePinned) {
+              d.copyFromHostBufferAsync(0, pinned[i], dataOffset(), chunkBytes, stream);
+              stream.sync();
+            } else {
+              d.copyFromHostBuffer(0, pageable[i], 0, chunkBytes); // synchronous, pageable
+            }
+            try (ColumnVector cv =
+                    new ColumnVector(DType.INT64, rows, Optional.of(0L), d, null, null);
+                Table t = new Table(cv);
+                Table out = k.apply(t)) {
+              for (int c = 0; c < out.getNumberOfColumns(); c++) {
+                out.getColumn(c).copyToHost().close();
+              }
+            }
+          }
+        });
+  }
+
+  /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
+  double[] pipeline(PassesKernel k, StreamPair streams) throws Exception {
+    double[] busy = new double[2];
+    double wall =
+        median(
+            () -> {
+              try (StagePipeline p =
+                  new StagePipeline(new DeviceBudget(4 * chunkBytes + (64 << 20)), "bench", null)) {
+                HostBatch[] batches = new HostBatch[chunks];
+                for (int i = 0; i < chunks; i++) {
+                  batches[i] = pack(i); // before the clock starts
+                }
+                PipelineMetrics.Snapshot before = p.metrics().snapshot();
+                long s = System.nanoTime();
+                try (TaskLane<HostBatch, HostTable> lane =
+                    p.openLane("bench", new CudfStages(streams, k, k.outputSchema(SCHEMA)), 4)) {
+                  int next = 0;
+                  while (next < chunks || lane.pending() > 0) {
+                    while (next < chunks && !lane.full()) {
+                      lane.submit(batches[next], batches[next].deviceBytes());
+                      next++;
+                    }
+                    lane.next().close();
+                  }
+                }
+                long end = System.nanoTime();
+                PipelineMetrics.Snapshot d = p.metrics().snapshot().minus(before);
+                busy[0] = d.busy(Stage.UPLOAD) / 1e9;
+                busy[1] = d.busy(Stage.COMPUTE) / 1e9;
+                return (end - s) / 1e9;
+              } catch (InterruptedException e) {
+                throw new RuntimeException(e);
+              }
+            });
+    return new double[] {wall, busy[0], busy[1]};
+  }
+
+  public static void main(String[] args) throws Exception {
+    int chunks = args.length > 0 ? Integer.parseInt(args[0]) : 64;
+    int chunkMiB = args.length > 1 ? Integer.parseInt(args[1]) : 128;
+    int runs = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    long total = (long) chunks * chunkMiB << 20;
+    Rmm.initialize(RmmAllocationMode.POOL, null, Math.max(16L << 30, 3 * total));
+    PinnedMemoryPool.initialize(total + (long) chunks * (2 << 20) + (256L << 20));
+    CopyComputeBenchmark b = new CopyComputeBenchmark(chunks, chunkMiB, runs);
+    System.out.printf(
+        Locale.ROOT,
+        "data: %d chunks x %d MiB = %.2f GB of int64, %d timed runs (median), device %d%n",
+        chunks,
+        chunkMiB,
+        total / 1e9,
+        runs,
+        Cuda.getDevice());
+    try (StreamPair streams = new StreamPair()) {
+      DeviceMemoryBuffer[] dev = new DeviceMemoryBuffer[chunks];
+      Table[] resident = new Table[chunks];
+      for (int i = 0; i < chunks; i++) {
+        dev[i] = DeviceMemoryBuffer.allocate(b.chunkBytes);
+      }
+      double copy = b.pinnedPeak(streams.copyStream(), dev);
+      double peak = total / copy / 1e9;
+      System.out.printf(Locale.ROOT, "pinned H2D peak: %.3f s, %.2f GB/s%n", copy, peak);
+      for (int i = 0; i < chunks; i++) {
+        ColumnVector cv =
+            new ColumnVector(DType.INT64, b.rows, Optional.of(0L), dev[i], null, null);
+        resident[i] = new Table(cv);
+        cv.close();
+      }
+      // Calibrate the balanced kernel: compute time equal to copy time.
+      double t0 = b.computeOnly(new PassesKernel(0, 0), resident);
+      double t4 = b.computeOnly(new PassesKernel(4, 0), resident);
+      double perPass = (t4 - t0) / 4;
+      int balanced = (int) Math.max(1, Math.round((copy - t0) / perPass));
+      int[] passes = {0, balanced, 3 * balanced};
+      String[] names = {"copy-bound", "balanced", "compute-bound"};
+      System.out.printf(
+          Locale.ROOT,
+          "kernel: %.4f s per pass over all chunks; balanced = %d passes%n",
+          perPass,
+          balanced);
+      System.out.println(
+          "kernel         passes  copy_s  compute_s  ideal_s  naive_s  serial_s  pipeline_s"
+              + "  pipe/ideal  vs_serial  vs_naive  upload_GB/s  upload/peak");
+      List<String> lines = new ArrayList<>();
+      for (int i = 0; i < passes.length; i++) {
+        PassesKernel k = new PassesKernel(passes[i], 0);
+        double compute = b.computeOnly(k, resident);
+        double naive = b.serial(k, false, streams.copyStream());
+        double serial = b.serial(k, true, streams.copyStream());
+        double[] pipe = b.pipeline(k, streams);
+        double ideal = Math.max(copy, compute);
+        double uploadGbs = total / pipe[1] / 1e9;
+        String line =
+            String.format(
+                Locale.ROOT,
+                "%-14s %6d  %6.3f  %9.3f  %7.3f  %7.3f  %8.3f  %10.3f  %10.3f  %9.2f  %8.2f  %11.2f  %11.3f",
+                names[i],
+                passes[i],
+                copy,
+                compute,
+                ideal,
+                naive,
+                serial,
+                pipe[0],
+                pipe[0] / ideal,
+                serial / pipe[0],
+                naive / pipe[0],
+                uploadGbs,
+                uploadGbs / peak);
+        System.out.println(line);
+        lines.add(line);
+      }
+      for (Table t : resident) {
+        t.close();
+      }
+    }
+    for (int i = 0; i < chunks; i++) {
+      b.pinned[i].close();
+      b.pageable[i].close();
+    }
+    b.source.close();
+    System.out.printf(
+        Locale.ROOT, "device bytes still allocated: %d%n", Rmm.getTotalBytesAllocated());
+  }
+}
