@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the GPU tests and the benchmarks on a GPU machine that received the bundle from
+# ../shared/gpu-bundle/pack.sh (see docs/benchmarks.md). Logs go to $OUT (or ./gpu-out).
+#   tools/gpu-suite.sh [tests] [copy] [spark]     default: all three
+set -uo pipefail
+out="${OUT:-gpu-out}"
+mkdir -p "$out"
+opens=""
+for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util \
+  java.util.concurrent java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action \
+  sun.util.calendar; do
+  opens+=" --add-opens=java.base/${p}=ALL-UNNAMED"
+done
+export JDK_JAVA_OPTIONS="$opens -Djdk.reflect.useDirectMethodHandle=false -Dai.rapids.refcount.debug=true ${EXTRA_JAVA_OPTS:-}"
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(tests copy spark)
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+rc=0
+for s in "${steps[@]}"; do
+  case "$s" in
+    tests)
+      bash .gpu-bundle/recv.sh test --include-tag gpu --details=tree 2>&1 | tee "$out/gpu-tests.log" | tail -60
+      rc=$((rc | PIPESTATUS[0])) ;;
+    copy)
+      bash .gpu-bundle/recv.sh java -Xmx24g dev.overlap.executor.bench.CopyComputeBenchmark "${CHUNKS:-64}" 128 5 \
+        2>&1 | grep -v ' INFO ' | tee "$out/copy-compute.log" | tail -30
+      rc=$((rc | PIPESTATUS[0])) ;;
+    spark)
+      bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.SparkPipelineBenchmark /tmp/overlap-bench \
+        "${SPARK_GB:-8}" "${PASSES:-20}" "${SLOTS:-8}" 2>&1 | grep -v ' INFO ' | tee "$out/spark-bench.log" | tail -45
+      rc=$((rc | PIPESTATUS[0])) ;;
+    *) echo "unknown step $s" >&2; exit 2 ;;
+  esac
+done
+exit "$rc"
