@@ -151,13 +151,14 @@ public final class CopyComputeBenchmark {
   }
 
   /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
-  double[] pipeline(PassesKernel k, StreamPair streams) throws Exception {
+  double[] pipeline(PassesKernel k, StreamPair streams, int depth) throws Exception {
     double[] busy = new double[2];
     double wall =
         median(
             () -> {
               try (StagePipeline p =
-                  new StagePipeline(new DeviceBudget(4 * chunkBytes + (64 << 20)), "bench", null)) {
+                  new StagePipeline(
+                      new DeviceBudget(depth * (chunkBytes + (1 << 20))), "bench", null)) {
                 HostBatch[] batches = new HostBatch[chunks];
                 for (int i = 0; i < chunks; i++) {
                   batches[i] = pack(i); // before the clock starts
@@ -165,7 +166,8 @@ public final class CopyComputeBenchmark {
                 PipelineMetrics.Snapshot before = p.metrics().snapshot();
                 long s = System.nanoTime();
                 try (TaskLane<HostBatch, HostTable> lane =
-                    p.openLane("bench", new CudfStages(streams, k, k.outputSchema(SCHEMA)), 4)) {
+                    p.openLane(
+                        "bench", new CudfStages(streams, k, k.outputSchema(SCHEMA)), depth)) {
                   int next = 0;
                   while (next < chunks || lane.pending() > 0) {
                     while (next < chunks && !lane.full()) {
@@ -231,7 +233,7 @@ public final class CopyComputeBenchmark {
           perPass,
           balanced);
       System.out.println(
-          "kernel         passes  copy_s  compute_s  ideal_s  naive_s  serial_s  pipeline_s"
+          "kernel         passes  copy_s  compute_s  ideal_s  naive_s  serial_s  pipe4_s  pipeline_s"
               + "  pipe/ideal  vs_serial  vs_naive  upload_GB/s  upload/peak");
       List<String> lines = new ArrayList<>();
       for (int i = 0; i < passes.length; i++) {
@@ -239,13 +241,15 @@ public final class CopyComputeBenchmark {
         double compute = b.computeOnly(k, resident);
         double naive = b.serial(k, false, streams.copyStream());
         double serial = b.serial(k, true, streams.copyStream());
-        double[] pipe = b.pipeline(k, streams);
+        double[] pipe4 = b.pipeline(k, streams, 4);
+        double[] pipe = b.pipeline(k, streams, 8);
         double ideal = Math.max(copy, compute);
         double uploadGbs = total / pipe[1] / 1e9;
         String line =
             String.format(
                 Locale.ROOT,
-                "%-14s %6d  %6.3f  %9.3f  %7.3f  %7.3f  %8.3f  %10.3f  %10.3f  %9.2f  %8.2f  %11.2f  %11.3f",
+                "%-14s %6d  %6.3f  %9.3f  %7.3f  %7.3f  %8.3f  %7.3f  %10.3f  %10.3f  %9.2f  %8.2f"
+                    + "  %11.2f  %11.3f",
                 names[i],
                 passes[i],
                 copy,
@@ -253,6 +257,7 @@ public final class CopyComputeBenchmark {
                 ideal,
                 naive,
                 serial,
+                pipe4[0],
                 pipe[0],
                 pipe[0] / ideal,
                 serial / pipe[0],
