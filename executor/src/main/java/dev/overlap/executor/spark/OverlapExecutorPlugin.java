@@ -106,21 +106,35 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     }
   }
 
-  private static String lastProblem = "no CUDA device is visible";
+  private static volatile String lastProblem = "no CUDA device is visible";
 
-  /** CUDA's device count; 0 when cuDF or the driver cannot be loaded. */
+  /** CUDA's device count; 0 when cuDF or the driver cannot be loaded (the reason is kept). */
   static int visibleDeviceCount() {
     try {
-      return ai.rapids.cudf.Cuda.getDeviceCount();
+      int n = ai.rapids.cudf.Cuda.getDeviceCount();
+      if (n == 0) {
+        lastProblem = "no CUDA device is visible";
+      }
+      return n;
     } catch (Throwable t) {
-      lastProblem =
-          "no CUDA device is visible ("
-              + t.getClass().getSimpleName()
-              + ": "
-              + t.getMessage()
-              + ")";
+      lastProblem = "no CUDA device is visible (" + describe(t) + ")";
       return 0;
     }
+  }
+
+  /** A short reason for a failed CUDA probe, without native stack detail. */
+  static String describe(Throwable t) {
+    String m = String.valueOf(t.getMessage());
+    if (t instanceof NoClassDefFoundError || t instanceof ClassNotFoundException) {
+      return "cuDF is not on the classpath: ship the cuDF or RAPIDS jar with --jars";
+    } else if (t instanceof UnsatisfiedLinkError) {
+      return "cuDF's native library did not load: " + m;
+    } else if (m.contains("cudaErrorInsufficientDriver")) {
+      return "no NVIDIA driver, or one older than CUDA 13 needs";
+    } else if (m.contains("cudaErrorNoDevice")) {
+      return "the driver sees no GPU";
+    }
+    return t.getClass().getSimpleName() + ": " + m.lines().findFirst().orElse("");
   }
 
   private static String visibleDevicesProblem() {

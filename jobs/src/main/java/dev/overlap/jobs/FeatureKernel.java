@@ -1,0 +1,233 @@
+package dev.overlap.jobs;
+
+import ai.rapids.cudf.BinaryOp;
+import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.Scalar;
+import ai.rapids.cudf.Table;
+import ai.rapids.cudf.UnaryOp;
+import dev.overlap.executor.api.CpuKernel;
+import dev.overlap.executor.api.GpuKernel;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The features of {@link FeaturePlan}, per batch:
+ *
+ * <ul>
+ *   <li>numeric: {@code imputed} = the value as double, the column's mean where null; {@code std} =
+ *       (imputed − mean) / standard deviation (0 when the deviation is 0); {@code log1p} = ln(1 +
+ *       imputed), for columns whose minimum is non-negative;
+ *   <li>timestamp (UTC): hour, day of week (1 = Sunday … 7 = Saturday, as Spark's {@code
+ *       dayofweek}), month; date: day of week and month;
+ *   <li>string: the index in the vocabulary of the N most frequent values (most frequent first,
+ *       ties by value); any other value and null give N;
+ *   <li>every nullable column: {@code isnull}.
+ * </ul>
+ */
+final class FeatureKernel implements GpuKernel {
+  private final FeaturePlan plan;
+
+  FeatureKernel(FeaturePlan plan) {
+    this.plan = plan;
+  }
+
+  @Override
+  public StructType outputSchema(StructType input) {
+    return plan.outputSchema();
+  }
+
+  @Override
+  public Table apply(Table in) {
+    List<ColumnVector> out = new ArrayList<>();
+    try {
+      for (int i = 0; i < plan.columns.size(); i++) {
+        FeaturePlan.Column c = plan.columns.get(i);
+        ColumnVector x = in.getColumn(i);
+        switch (c.kind) {
+          case NUMERIC:
+            numeric(c, x, out);
+            break;
+          case TIMESTAMP:
+            out.add(toInt(x.hour()));
+            out.add(dayOfWeek(x));
+            out.add(toInt(x.month()));
+            break;
+          case DATE:
+            out.add(dayOfWeek(x));
+            out.add(toInt(x.month()));
+            break;
+          case STRING:
+            out.add(index(c, x));
+            break;
+          default:
+            throw new AssertionError(c.kind);
+        }
+        if (c.nullable) {
+          out.add(x.isNull());
+          if (c.kind == FeaturePlan.Kind.NUMERIC) {
+            try (ColumnVector d = x.castTo(DType.FLOAT64);
+                Scalar mean = Scalar.fromDouble(c.mean)) {
+              out.add(d.replaceNulls(mean));
+            }
+          }
+        }
+      }
+      if (plan.carriesRowId) {
+        out.add(in.getColumn(plan.columns.size()).incRefCount());
+      }
+      return new Table(out.toArray(new ColumnVector[0]));
+    } finally {
+      out.forEach(ColumnVector::close);
+    }
+  }
+
+  private static void numeric(FeaturePlan.Column c, ColumnVector x, List<ColumnVector> out) {
+    try (ColumnVector d = x.castTo(DType.FLOAT64);
+        Scalar mean = Scalar.fromDouble(c.mean);
+        ColumnVector imputed = d.replaceNulls(mean);
+        ColumnVector centered = imputed.binaryOp(BinaryOp.SUB, mean, DType.FLOAT64)) {
+      if (c.std > 0) {
+        try (Scalar std = Scalar.fromDouble(c.std)) {
+          out.add(centered.binaryOp(BinaryOp.DIV, std, DType.FLOAT64));
+        }
+      } else {
+        try (Scalar zero = Scalar.fromDouble(0.0)) {
+          out.add(centered.binaryOp(BinaryOp.MUL, zero, DType.FLOAT64));
+        }
+      }
+      if (c.nonNegative) {
+        try (Scalar one = Scalar.fromDouble(1.0);
+            ColumnVector plus = imputed.binaryOp(BinaryOp.ADD, one, DType.FLOAT64)) {
+          out.add(plus.unaryOp(UnaryOp.LOG));
+        }
+      }
+    }
+  }
+
+  private static ColumnVector toInt(ColumnVector v) {
+    try (v) {
+      return v.castTo(DType.INT32);
+    }
+  }
+
+  /** cuDF's weekDay is 1 = Monday … 7 = Sunday; Spark's dayofweek is 1 = Sunday … 7 = Saturday. */
+  private static ColumnVector dayOfWeek(ColumnVector x) {
+    try (ColumnVector iso = x.weekDay();
+        ColumnVector iso32 = iso.castTo(DType.INT32);
+        Scalar seven = Scalar.fromInt(7);
+        Scalar one = Scalar.fromInt(1);
+        ColumnVector mod = iso32.binaryOp(BinaryOp.MOD, seven, DType.INT32)) {
+      return mod.binaryOp(BinaryOp.ADD, one, DType.INT32);
+    }
+  }
+
+  private static ColumnVector index(FeaturePlan.Column c, ColumnVector x) {
+    List<String> vocab = c.vocabulary;
+    ColumnVector idx;
+    try (Scalar n = Scalar.fromInt(vocab.size())) {
+      idx = ColumnVector.fromScalar(n, (int) x.getRowCount());
+    }
+    for (int i = vocab.size() - 1; i >= 0; i--) {
+      try (Scalar value = Scalar.fromString(vocab.get(i));
+          Scalar pos = Scalar.fromInt(i);
+          ColumnVector eq = x.equalTo(value);
+          ColumnVector prev = idx) {
+        idx = eq.ifElse(pos, prev); // a null comparison (null string) counts as false
+      }
+    }
+    return idx;
+  }
+
+  @Override
+  public CpuKernel cpu() {
+    FeaturePlan p = plan;
+    return rows ->
+        new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return rows.hasNext();
+          }
+
+          @Override
+          public Row next() {
+            return cpuRow(p, rows.next());
+          }
+        };
+  }
+
+  static Row cpuRow(FeaturePlan plan, Row r) {
+    List<Object> v = new ArrayList<>();
+    for (int i = 0; i < plan.columns.size(); i++) {
+      FeaturePlan.Column c = plan.columns.get(i);
+      boolean isNull = r.isNullAt(i);
+      switch (c.kind) {
+        case NUMERIC:
+          {
+            double imputed = isNull ? c.mean : ((Number) toNumber(r.get(i))).doubleValue();
+            v.add(c.std > 0 ? (imputed - c.mean) / c.std : (imputed - c.mean) * 0.0);
+            if (c.nonNegative) {
+              v.add(Math.log(imputed + 1.0));
+            }
+            break;
+          }
+        case TIMESTAMP:
+          if (isNull) {
+            v.add(null);
+            v.add(null);
+            v.add(null);
+          } else {
+            ZonedDateTime t = toInstant(r.get(i)).atZone(ZoneOffset.UTC);
+            v.add(t.getHour());
+            v.add(t.getDayOfWeek().getValue() % 7 + 1);
+            v.add(t.getMonthValue());
+          }
+          break;
+        case DATE:
+          if (isNull) {
+            v.add(null);
+            v.add(null);
+          } else {
+            LocalDate d = LocalDate.ofEpochDay(Q1Kernel.epochDay(r.get(i)));
+            v.add(d.getDayOfWeek().getValue() % 7 + 1);
+            v.add(d.getMonthValue());
+          }
+          break;
+        case STRING:
+          {
+            int at = isNull ? -1 : c.vocabulary.indexOf(r.getString(i));
+            v.add(at < 0 ? c.vocabulary.size() : at);
+            break;
+          }
+        default:
+          throw new AssertionError(c.kind);
+      }
+      if (c.nullable) {
+        v.add(isNull);
+        if (c.kind == FeaturePlan.Kind.NUMERIC) {
+          v.add(isNull ? c.mean : ((Number) toNumber(r.get(i))).doubleValue());
+        }
+      }
+    }
+    if (plan.carriesRowId) {
+      v.add(r.get(plan.columns.size()));
+    }
+    return RowFactory.create(v.toArray());
+  }
+
+  private static Object toNumber(Object o) {
+    return o instanceof java.math.BigDecimal b ? b.doubleValue() : o;
+  }
+
+  private static Instant toInstant(Object ts) {
+    return ts instanceof Instant i ? i : ((java.sql.Timestamp) ts).toInstant();
+  }
+}

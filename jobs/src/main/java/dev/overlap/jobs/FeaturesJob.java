@@ -1,0 +1,118 @@
+package dev.overlap.jobs;
+
+import static org.apache.spark.sql.functions.col;
+
+import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.PipelineReport;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feature engineering over any Parquet input, driven by the column types it finds (see {@link
+ * FeatureKernel}). A first pass computes means, standard deviations, minimums and vocabularies; the
+ * second pass derives the features on the GPU. Columns of other types are named in a warning and
+ * passed through unchanged.
+ */
+public final class FeaturesJob {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+  static final String ROW_ID = "__overlap_row_id";
+
+  private FeaturesJob() {}
+
+  /** The first pass: statistics and vocabularies. */
+  static FeaturePlan plan(Dataset<Row> input, int vocabularySize) {
+    FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
+    List<Column> aggs = new ArrayList<>();
+    List<FeaturePlan.Column> numeric = new ArrayList<>();
+    for (FeaturePlan.Column c : plan.columns) {
+      if (c.kind == FeaturePlan.Kind.NUMERIC) {
+        Column x = col("`" + c.name + "`").cast("double");
+        aggs.add(functions.avg(x));
+        aggs.add(functions.stddev_samp(x));
+        aggs.add(functions.min(x));
+        numeric.add(c);
+      }
+    }
+    if (!aggs.isEmpty()) {
+      Row stats =
+          input.agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(new Column[0])).first();
+      for (int i = 0; i < numeric.size(); i++) {
+        FeaturePlan.Column c = numeric.get(i);
+        c.mean = stats.isNullAt(3 * i) ? 0.0 : stats.getDouble(3 * i);
+        c.std = stats.isNullAt(3 * i + 1) ? 0.0 : stats.getDouble(3 * i + 1);
+        c.nonNegative = !stats.isNullAt(3 * i + 2) && stats.getDouble(3 * i + 2) >= 0;
+      }
+    }
+    for (FeaturePlan.Column c : plan.columns) {
+      if (c.kind == FeaturePlan.Kind.STRING) {
+        List<String> vocab = new ArrayList<>();
+        for (Row r :
+            input
+                .where(col("`" + c.name + "`").isNotNull())
+                .groupBy(col("`" + c.name + "`"))
+                .count()
+                .orderBy(col("count").desc(), col("`" + c.name + "`").asc())
+                .limit(vocabularySize)
+                .collectAsList()) {
+          vocab.add(r.getString(0));
+        }
+        c.vocabulary = List.copyOf(vocab);
+      }
+    }
+    return plan;
+  }
+
+  /** Both passes; the result has the feature columns, then any passed-through columns. */
+  public static Dataset<Row> features(
+      Dataset<Row> input, int vocabularySize, PipelineReport report) {
+    FeaturePlan plan = plan(input, vocabularySize);
+    if (!plan.unsupported.isEmpty()) {
+      LOG.warn(
+          "features: columns of types it cannot handle pass through unchanged: {}",
+          String.join(", ", plan.unsupported));
+    }
+    if (plan.unsupported.isEmpty()) {
+      return GpuPartitions.map(
+          input.select(cols(plan.inputColumns())), new FeatureKernel(plan), report);
+    }
+    // Carry the unsupported columns around the kernel and join them back by a row id.
+    Dataset<Row> withId = input.withColumn(ROW_ID, functions.monotonically_increasing_id());
+    plan.carriesRowId = true;
+    String[] in = plan.inputColumns();
+    String[] withIdCols = java.util.Arrays.copyOf(in, in.length + 1);
+    withIdCols[in.length] = ROW_ID;
+    Dataset<Row> feats =
+        GpuPartitions.map(withId.select(cols(withIdCols)), new FeatureKernel(plan), report);
+    List<Column> rest = new ArrayList<>();
+    rest.add(col(ROW_ID));
+    for (org.apache.spark.sql.types.StructField f : input.schema().fields()) {
+      if (FeaturePlan.kindOf(f.dataType()) == null) {
+        rest.add(col("`" + f.name() + "`"));
+      }
+    }
+    return feats.join(withId.select(rest.toArray(new Column[0])), ROW_ID).drop(ROW_ID);
+  }
+
+  private static Column[] cols(String[] names) {
+    Column[] out = new Column[names.length];
+    for (int i = 0; i < names.length; i++) {
+      out[i] = col("`" + names[i] + "`");
+    }
+    return out;
+  }
+
+  static long run(SparkSession spark, String input, String output, int vocab, JobSummary summary) {
+    PipelineReport report = PipelineReport.create(spark);
+    Dataset<Row> out = features(spark.read().parquet(input), vocab, report);
+    out.write().mode("overwrite").parquet(output);
+    summary.add("features", report);
+    return spark.read().parquet(output).count();
+  }
+}

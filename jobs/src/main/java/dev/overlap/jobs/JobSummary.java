@@ -1,0 +1,68 @@
+package dev.overlap.jobs;
+
+import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.pipeline.Stage;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** The one-screen summary every job prints at the end. */
+final class JobSummary {
+  private final String job;
+  private final long start = System.nanoTime();
+  private final Map<String, PipelineReport> reports = new LinkedHashMap<>();
+
+  JobSummary(String job) {
+    this.job = job;
+  }
+
+  void add(String step, PipelineReport r) {
+    reports.put(step, r);
+  }
+
+  String render(long rowsOut, int slots) {
+    long wall = System.nanoTime() - start;
+    StringBuilder sb = new StringBuilder();
+    long rowsIn = 0;
+    long gpuTasks = 0;
+    long cpuTasks = 0;
+    for (PipelineReport r : reports.values()) {
+      rowsIn += r.rowsIn();
+      gpuTasks += r.gpuTasks();
+      cpuTasks += r.cpuTasks();
+    }
+    String path =
+        gpuTasks > 0 && cpuTasks == 0
+            ? "GPU"
+            : gpuTasks == 0 ? "CPU (" + GpuStatus.current().reason() + ")" : "mixed GPU and CPU";
+    sb.append("==== overlap ").append(job).append(" ====\n");
+    sb.append(String.format(Locale.ROOT, "rows in        %,d%n", rowsIn));
+    sb.append(String.format(Locale.ROOT, "rows out       %,d%n", rowsOut));
+    sb.append(String.format(Locale.ROOT, "wall           %.2f s%n", wall / 1e9));
+    sb.append("path           ").append(path).append('\n');
+    for (Map.Entry<String, PipelineReport> e : reports.entrySet()) {
+      PipelineReport r = e.getValue();
+      if (r.gpuTasks() == 0) {
+        continue;
+      }
+      double up = r.busyNanos(Stage.UPLOAD) / 1e9;
+      double comp = r.busyNanos(Stage.COMPUTE) / 1e9;
+      double down = r.busyNanos(Stage.DOWNLOAD) / 1e9;
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (over %d slots), copy %.2f s,"
+                  + " compute %.2f s, copy back %.2f s%n",
+              e.getKey(),
+              r.batches(),
+              r.bytesCopied() / 1e9,
+              r.busyNanos(Stage.PACK) / 1e9,
+              slots,
+              up,
+              comp,
+              down));
+    }
+    return sb.toString();
+  }
+}
