@@ -89,8 +89,9 @@ fi
 find_jobs_jar() {
   local j
   for j in "$here"/jobs/target/overlap-jobs-*.jar; do
-    [[ -f "$j" ]] && { echo "$j"; return; }
+    [[ -f "$j" ]] && { echo "$j"; return 0; }
   done
+  return 0
 }
 jobs_jar="$(find_jobs_jar)"
 if [[ -z "$jobs_jar" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/spark-classpath.txt" ]]; then

@@ -1,0 +1,46 @@
+package dev.overlap.jobs;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the user's commands (./spark-submit.sh ...) as a user would, and keeps their output. */
+final class Shell {
+  /** The project root: the jobs module's parent. */
+  static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+
+  record Result(int exitCode, String output) {}
+
+  private Shell() {}
+
+  static Result run(List<String> command, Map<String, String> env, Path dir, long timeoutSeconds)
+      throws IOException, InterruptedException {
+    Path log = Files.createTempFile("overlap-cmd", ".log");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+    pb.environment().putAll(env);
+    pb.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
+    pb.environment().remove("SPARK_HOME");
+    pb.redirectErrorStream(true).redirectOutput(log.toFile());
+    Process p = pb.start();
+    if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      throw new IllegalStateException(
+          "timed out after " + timeoutSeconds + " s: " + command + "\n" + Files.readString(log));
+    }
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    Files.delete(log);
+    return new Result(p.exitValue(), out);
+  }
+
+  static Result submit(Path dir, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(ROOT.resolve("spark-submit.sh").toString());
+    cmd.addAll(List.of(args));
+    return run(cmd, Map.of(), dir, 900);
+  }
+}

@@ -1,0 +1,89 @@
+package dev.overlap.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** spark-submit.sh's errors: each names what to fix, and nothing is started or overwritten. */
+class SparkSubmitScriptIT {
+  @TempDir Path tmp;
+
+  private static String script() {
+    return Shell.ROOT.resolve("spark-submit.sh").toString();
+  }
+
+  @Test
+  void anUnknownJobIsNamedWithTheJobsThereAre() throws Exception {
+    Shell.Result r = Shell.submit(tmp, "report");
+    assertEquals(2, r.exitCode());
+    assertTrue(
+        r.output().contains("unknown job 'report'; jobs: generate, etl, features"), r.output());
+  }
+
+  @Test
+  void aMissingInputIsNamed() throws Exception {
+    Shell.Result r = Shell.submit(tmp, "etl", "--input", "no/such/lineitem");
+    assertEquals(2, r.exitCode());
+    assertTrue(r.output().contains("input path 'no/such/lineitem' does not exist"), r.output());
+  }
+
+  @Test
+  void anExistingOutputNeedsOverwriteAndIsLeftAlone() throws Exception {
+    Path out = Files.createDirectories(tmp.resolve("out"));
+    Files.writeString(out.resolve("keep.txt"), "mine");
+    Shell.Result r = Shell.submit(tmp, "generate", "--scale", "0.01", "--output", "out");
+    assertEquals(2, r.exitCode());
+    assertTrue(r.output().contains("output path 'out' exists; pass --overwrite"), r.output());
+    assertEquals("mine", Files.readString(out.resolve("keep.txt")));
+  }
+
+  @Test
+  void aJavaOlderThan17IsRefused() throws Exception {
+    Path fakeHome = Files.createDirectories(tmp.resolve("jdk11/bin"));
+    Path java = fakeHome.resolve("java");
+    Files.writeString(java, "#!/bin/sh\necho 'openjdk version \"11.0.22\" 2024-01-16' >&2\n");
+    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Shell.Result r =
+        Shell.run(
+            List.of(script(), "etl"),
+            Map.of("JAVA_HOME", tmp.resolve("jdk11").toString()),
+            tmp,
+            60);
+    assertEquals(2, r.exitCode());
+    assertTrue(r.output().contains("Java 11.0.22 found"), r.output());
+    assertTrue(r.output().contains("needs Java 17 or later"), r.output());
+  }
+
+  @Test
+  void anUnbuiltCheckoutWithoutMavenSaysToInstallMaven() throws Exception {
+    // A copy of the script in a checkout that has no build output, with no mvn on the PATH.
+    Path checkout = Files.createDirectories(tmp.resolve("checkout"));
+    Files.copy(Shell.ROOT.resolve("spark-submit.sh"), checkout.resolve("spark-submit.sh"));
+    // A PATH holding only the tools the script uses before it builds: no mvn.
+    Path bin = Files.createDirectories(tmp.resolve("bin"));
+    for (String tool : List.of("dirname", "awk", "cut", "cat", "ls", "head")) {
+      for (String d : List.of("/usr/bin/", "/bin/")) {
+        if (Files.isExecutable(Path.of(d + tool))) {
+          Files.createSymbolicLink(bin.resolve(tool), Path.of(d + tool));
+          break;
+        }
+      }
+    }
+    Path javaHome = Path.of(System.getProperty("java.home"));
+    Shell.Result r =
+        Shell.run(
+            List.of("/bin/bash", checkout.resolve("spark-submit.sh").toString(), "etl"),
+            Map.of("PATH", bin.toString(), "JAVA_HOME", javaHome.toString()),
+            tmp,
+            60);
+    assertEquals(2, r.exitCode());
+    assertTrue(r.output().contains("Maven (mvn) is not installed"), r.output());
+  }
+}
