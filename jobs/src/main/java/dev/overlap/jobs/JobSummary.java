@@ -37,10 +37,14 @@ final class JobSummary {
             ? "GPU"
             : gpuTasks == 0 ? "CPU (" + GpuStatus.current().reason() + ")" : "mixed GPU and CPU";
     sb.append("==== overlap ").append(job).append(" ====\n");
-    sb.append(String.format(Locale.ROOT, "rows in        %,d%n", rowsIn));
+    if (!reports.isEmpty()) {
+      sb.append(String.format(Locale.ROOT, "rows in        %,d%n", rowsIn));
+    }
     sb.append(String.format(Locale.ROOT, "rows out       %,d%n", rowsOut));
     sb.append(String.format(Locale.ROOT, "wall           %.2f s%n", wall / 1e9));
-    sb.append("path           ").append(path).append('\n');
+    if (!reports.isEmpty()) {
+      sb.append("path           ").append(path).append('\n');
+    }
     for (Map.Entry<String, PipelineReport> e : reports.entrySet()) {
       PipelineReport r = e.getValue();
       if (r.gpuTasks() == 0) {

@@ -1,0 +1,97 @@
+package dev.overlap.jobs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.StructField;
+
+/**
+ * Compares two Parquet outputs of a job (its GPU run and its CPU run, say), in Spark, at any size:
+ * the rows are matched on key columns that identify a row, doubles must agree within a relative
+ * tolerance, every other value exactly. Prints the verdict; exits 1 on a difference.
+ *
+ * <p>Usage: {@code CompareOutputs <dirA> <dirB> <keyColumn,...> [relTolerance=1e-9]}
+ */
+public final class CompareOutputs {
+  public static void main(String[] args) {
+    double tol = args.length > 3 ? Double.parseDouble(args[3]) : 1e-9;
+    SparkSession spark =
+        SparkSession.builder()
+            .master("local[*]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "64")
+            .getOrCreate();
+    int code;
+    try {
+      Dataset<Row> a = spark.read().parquet(args[0]);
+      Dataset<Row> b = spark.read().parquet(args[1]);
+      List<String> keys = List.of(args[2].split(","));
+      a.createOrReplaceTempView("a");
+      b.createOrReplaceTempView("b");
+      List<String> on = new ArrayList<>();
+      for (String k : keys) {
+        on.add("a.`" + k + "` <=> b.`" + k + "`");
+      }
+      List<String> checks = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      for (StructField f : a.schema().fields()) {
+        String x = "a.`" + f.name() + "`";
+        String y = "b.`" + f.name() + "`";
+        String bad =
+            f.dataType() instanceof DoubleType
+                ? String.format(
+                    Locale.ROOT,
+                    "(%s is null) <> (%s is null) or abs(%s - %s) > %s * greatest(1d, abs(%s))",
+                    x,
+                    y,
+                    x,
+                    y,
+                    tol,
+                    x)
+                : "not (" + x + " <=> " + y + ")";
+        checks.add("sum(case when " + bad + " then 1 else 0 end)");
+        names.add(f.name());
+      }
+      String sql =
+          "select count(*), sum(case when a.`"
+              + keys.get(0)
+              + "` is null or b.`"
+              + keys.get(0)
+              + "` is null then 1 else 0 end), "
+              + String.join(", ", checks)
+              + " from a full outer join b on "
+              + String.join(" and ", on);
+      Row r = spark.sql(sql).first();
+      long unmatched = r.getLong(1);
+      long diffs = unmatched;
+      StringBuilder detail = new StringBuilder();
+      for (int i = 0; i < names.size(); i++) {
+        long d = r.isNullAt(i + 2) ? 0 : r.getLong(i + 2);
+        if (d > 0) {
+          detail.append(' ').append(names.get(i)).append('=').append(d);
+          diffs += d;
+        }
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "%s: %s vs %s: %d rows (a %d, b %d), %d unmatched, %d differing values%s%n",
+          diffs == 0 && a.count() == b.count() ? "EQUAL" : "DIFFERENT",
+          args[0],
+          args[1],
+          r.getLong(0),
+          a.count(),
+          b.count(),
+          unmatched,
+          diffs - unmatched,
+          detail);
+      code = diffs == 0 && a.count() == b.count() ? 0 : 1;
+    } finally {
+      spark.stop();
+    }
+    System.exit(code);
+  }
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs etl and features through ./spark-submit.sh on TPC-H, GPU path then CPU path, and compares
+# their outputs. Meant for a GPU machine that received the bundle (run it through
+# `bash .gpu-bundle/recv.sh run bash tools/gpu-jobs.sh`), where spark-submit.sh finds the Spark
+# jars through jobs/target/spark-classpath.txt, written here from the bundle.
+#   tools/gpu-jobs.sh [step ...]   steps: etl etl-cpu features features-cpu compare-etl
+#                                  compare-features (default: all); TPC-H is generated first
+#                                  when missing
+#   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs)
+set -uo pipefail
+out="${OUT:-gpu-out}"
+scale="${SCALE:-10}"
+data="${DATA:-/tmp/overlap-tpch}/sf${scale}"
+mkdir -p "$out" jobs/target/cudf
+if [[ -n "${GPU_BUNDLE_CP:-}" ]]; then
+  # The bundle's jars, minus test-only ones, are the Spark classpath; cuDF is shipped on its own.
+  tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '\.jar$' | grep -v -e '/cudf-' -e junit -e scalatest \
+    -e opentest4j -e apiguardian | paste -sd: - >jobs/target/spark-classpath.txt
+  cudf="$(tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '/cudf-.*\.jar$' | head -1)"
+  [[ -e "jobs/target/cudf/$(basename "$cudf")" ]] || ln -s "$cudf" jobs/target/cudf/
+fi
+run() {
+  local name="$1"
+  shift
+  local s rc
+  s=$(date +%s%N)
+  ./spark-submit.sh "$@" >"$out/$name.log" 2>&1
+  rc=$?
+  echo "$name: rc=$rc, $((($(date +%s%N) - s) / 1000000)) ms: ./spark-submit.sh $*" | tee -a "$out/summary.txt"
+  sed -n '/==== overlap/,$p' "$out/$name.log" | tee -a "$out/summary.txt"
+}
+mem=(--driver-memory "${DRIVER_MEMORY:-96g}")
+[[ -d "$data/lineitem" ]] || run generate generate --scale "$scale" --output "$data" "${mem[@]}"
+opens=()
+for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util \
+  java.util.concurrent java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action \
+  sun.util.calendar; do
+  opens+=("--add-opens=java.base/${p}=ALL-UNNAMED")
+done
+cmp() {
+  # shellcheck disable=SC2153 # set by recv.sh
+  java -Xmx64g "${opens[@]}" -cp "$(cat jobs/target/spark-classpath.txt):$GPU_BUNDLE_APP/jobs/test-classes" \
+    dev.overlap.jobs.CompareOutputs "$@" 2>&1 | grep -E '^(EQUAL|DIFFERENT)' | tee -a "$out/summary.txt"
+}
+cpu=(--conf spark.overlap.enabled=false)
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(etl etl-cpu features features-cpu compare-etl compare-features)
+for step in "${steps[@]}"; do
+  case "$step" in
+    etl) run etl-gpu etl --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
+    etl-cpu) run etl-cpu etl --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
+    features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
+    features-cpu) run features-cpu features --input "$data/lineitem" --output /tmp/out-features-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
+    compare-etl)
+      cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-cpu/q1 l_returnflag,l_linestatus
+      cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-cpu/q6 revenue ;;
+    compare-features) cmp /tmp/out-features-gpu /tmp/out-features-cpu l_orderkey_std,l_linenumber_std ;;
+    *) echo "unknown step $step" >&2; exit 2 ;;
+  esac
+done
