@@ -56,8 +56,8 @@ final class JobSummary {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (over %d slots), copy %.2f s,"
-                  + " compute %.2f s, copy back %.2f s%n",
+              "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (summed over %d task threads),"
+                  + " copy %.2f s, compute %.2f s, copy back %.2f s%n",
               e.getKey(),
               r.batches(),
               r.bytesCopied() / 1e9,
