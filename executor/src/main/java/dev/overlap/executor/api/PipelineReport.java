@@ -91,9 +91,12 @@ public final class PipelineReport implements Serializable {
   }
 
   /**
-   * Stage figures against a wall time: busy seconds per stage, the bottleneck (the busiest of the
-   * GPU-side stages and packing), and the efficiency {@code max(stage busy) / wall}. Packing runs
-   * on several task threads at once; its busy time is divided by {@code packingThreads}.
+   * Stage figures against a wall time: busy seconds per stage, the bottleneck (the busiest stage),
+   * and the efficiency {@code max(stage busy) / wall}. Packing runs on several task threads at
+   * once; its busy time is divided by {@code packingThreads}. The upload stage's busy time is the
+   * time its thread spent issuing copies and waiting for the copy before (see {@code
+   * CudfStages#upload}): close to the copy engine's busy time when uploads queue up, less when they
+   * do not.
    */
   public String stageSummary(long wallNanos, int packingThreads) {
     StringBuilder sb = new StringBuilder();
@@ -112,14 +115,11 @@ public final class PipelineReport implements Serializable {
         String.format(
             Locale.ROOT,
             "  wall            %8.3f s%n  efficiency      %8.3f (max stage busy / wall);"
-                + " bottleneck: %s%n  copied          %.2f GB, %.2f GB/s while copying%n",
+                + " bottleneck: %s%n  copied          %.2f GB%n",
             wall,
             worst / wall,
             bottleneck.label(),
-            bytesCopied() / 1e9,
-            busyNanos(Stage.UPLOAD) == 0
-                ? 0
-                : bytesCopied() / (busyNanos(Stage.UPLOAD) / 1e9) / 1e9));
+            bytesCopied() / 1e9));
     return sb.toString();
   }
 }

@@ -50,8 +50,8 @@ public final class OverlapConf {
       ConfigEntry.builder(PREFIX + "pinned.poolSize")
           .doc(
               "Size of cuDF's pinned host memory pool when this plugin initializes it. 0 derives it:"
-                  + " the staging buffers plus as much again for results coming back. Ignored when"
-                  + " the pool already exists.")
+                  + " the staging buffers plus spark.overlap.prefetch.maxBytes for results coming"
+                  + " back. Ignored when the pool already exists.")
           .startupOnly()
           .bytesConf("0", 0);
 

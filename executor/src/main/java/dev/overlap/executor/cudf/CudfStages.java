@@ -14,11 +14,16 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The GPU work of one task's batches: upload on the copy stream, the kernel on the compute thread's
- * per-thread default stream, download on the device-to-host stream. Each stage synchronizes its
- * stream before returning, so the next stage may start on another thread and the pipeline may free
- * or reuse the stage's input.
+ * per-thread default stream, download on the device-to-host stream.
+ *
+ * <p>Upload keeps one copy queued ahead: it issues batch {@code n}'s copies, records an event, and
+ * then waits for batch {@code n-1}'s copies (issued by the previous upload, of any task) before it
+ * returns. The copy engine therefore always has the next copy queued when one finishes, and no host
+ * round trip sits between two copies. The compute stage waits for its own batch's event before the
+ * kernel. Compute and download synchronize their streams before returning, so the pipeline may free
+ * their inputs.
  */
-public final class CudfStages implements BatchStages<HostBatch, Table, Table, HostTable> {
+public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Table, HostTable> {
   private final StreamPair streams;
   private final GpuKernel kernel;
   private final StructType outputSchema;
@@ -31,12 +36,15 @@ public final class CudfStages implements BatchStages<HostBatch, Table, Table, Ho
 
   /**
    * Copies a packed batch into one device allocation made on the copy stream, one async copy per
-   * used region, then waits for the copy stream. The columns own slices of that allocation.
+   * used region, records an event, then waits for the previous batch's copies. The columns own
+   * slices of the allocation; the returned batch keeps a reference to {@code h} until its copies
+   * are done.
    */
   @Override
-  public Table upload(HostBatch h) {
+  public DeviceBatch upload(HostBatch h) {
     Cuda.Stream stream = streams.copyStream();
     List<AutoCloseable> made = new ArrayList<>();
+    DeviceBatch batch;
     try (DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(h.deviceBytes(), stream)) {
       long at = 0;
       ColumnVector[] cols = new ColumnVector[h.columns()];
@@ -73,19 +81,32 @@ public final class CudfStages implements BatchStages<HostBatch, Table, Table, Ho
         made.remove(offsets);
         made.add(cols[c]);
       }
-      stream.sync();
+      Cuda.Event copied = new Cuda.Event();
+      made.add(copied);
+      copied.record(stream);
       Table t = new Table(cols); // takes its own reference to each column
+      made.remove(copied);
       closeAll(made);
       made.clear();
-      return t;
+      batch = new DeviceBatch(t, copied, h.retain());
     } catch (RuntimeException e) {
+      // A copy may already be reading the staging buffer: let the stream finish before the
+      // pipeline hands the buffer back.
+      stream.sync();
       closeAll(made);
       throw e;
     }
+    DeviceBatch previous = streams.swapLastUpload(batch);
+    if (previous != null) {
+      previous.awaitCopied();
+    }
+    return batch;
   }
 
   @Override
-  public Table compute(Table input) {
+  public Table compute(DeviceBatch batch) {
+    batch.awaitCopied();
+    Table input = batch.table();
     Table out = kernel.apply(input);
     if (out == null) {
       throw new IllegalStateException(kernel.name() + " returned null instead of a Table");

@@ -82,7 +82,8 @@ public final class GpuRuntime implements AutoCloseable {
       } else {
         long size = conf.get(OverlapConf.PINNED_POOL_SIZE);
         if (size == 0) {
-          size = 2 * bufferSize * buffers; // staging, and as much again for results
+          // The staging buffers, and room for results coming back: as much as may be in flight.
+          size = bufferSize * buffers + conf.get(OverlapConf.PREFETCH_MAX_BYTES);
         }
         PinnedMemoryPool.initialize(size);
         ownsPinned = true;

@@ -21,7 +21,7 @@ public final class HostBatch implements AutoCloseable {
   private final int rows;
   private final long[] nullCounts;
   private final long[] stringBytes;
-  private boolean closed;
+  private int refs = 1;
 
   HostBatch(
       BatchLayout layout,
@@ -130,12 +130,26 @@ public final class HostBatch implements AutoCloseable {
     return out;
   }
 
+  /** Adds a reference; the staging buffer goes back only when every reference is closed. */
+  public synchronized HostBatch retain() {
+    if (refs <= 0) {
+      throw new IllegalStateException("HostBatch already released");
+    }
+    refs++;
+    return this;
+  }
+
   @Override
   public void close() {
-    if (closed) {
-      throw new IllegalStateException("HostBatch closed twice");
+    boolean last;
+    synchronized (this) {
+      if (refs <= 0) {
+        throw new IllegalStateException("HostBatch closed more often than retained");
+      }
+      last = --refs == 0;
     }
-    closed = true;
-    onClose.run();
+    if (last) {
+      onClose.run();
+    }
   }
 }

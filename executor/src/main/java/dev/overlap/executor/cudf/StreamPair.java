@@ -11,6 +11,8 @@ public final class StreamPair implements AutoCloseable {
   private final Cuda.Stream copy;
   private final Cuda.Stream download;
   private boolean closed;
+  // Touched by the upload thread only.
+  private DeviceBatch lastUpload;
 
   public StreamPair() {
     this.copy = new Cuda.Stream(true);
@@ -32,6 +34,16 @@ public final class StreamPair implements AutoCloseable {
   /** Device-to-host copies. */
   public Cuda.Stream downloadStream() {
     return download;
+  }
+
+  /**
+   * Records {@code batch} as the newest upload on the copy stream and returns the one before it,
+   * whose copies the caller waits for. Called from the upload thread only.
+   */
+  DeviceBatch swapLastUpload(DeviceBatch batch) {
+    DeviceBatch previous = lastUpload;
+    lastUpload = batch;
+    return previous;
   }
 
   @Override

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Counters of one pipeline: busy nanoseconds per stage, batches and bytes. Upload, compute and
- * download each run on one thread, so their busy time is time that stage's engine had work. Packing
+ * download each run on one thread; their busy time is the time that thread spent in the stage (for
+ * a stage that only issues asynchronous work, that is less than the engine's busy time). Packing
  * runs on every task thread; its figure is the sum over threads.
  */
 public final class PipelineMetrics {

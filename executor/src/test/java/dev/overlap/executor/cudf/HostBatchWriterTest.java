@@ -229,6 +229,22 @@ class HostBatchWriterTest {
   }
 
   @Test
+  void aRetainedBatchGivesItsBufferBackOnlyAfterTheLastClose() {
+    BatchLayout layout = new BatchLayout(types(), 1 << 20, 10, 32);
+    HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
+    w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+    w.append(new GenericInternalRow(values(1)));
+    HostBatch b = w.finish();
+    HostBatch copyRef = b.retain(); // what an upload holds while its copy runs
+    b.close();
+    assertEquals(0, released.get(), "released while a copy could still read it");
+    copyRef.close();
+    assertEquals(1, released.get());
+    assertThrows(IllegalStateException.class, b::close);
+    assertThrows(IllegalStateException.class, b::retain);
+  }
+
+  @Test
   void unsupportedColumnsAreNamedWithTheirType() {
     StructType schema =
         new StructType(

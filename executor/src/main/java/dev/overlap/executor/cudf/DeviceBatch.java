@@ -1,0 +1,64 @@
+package dev.overlap.executor.cudf;
+
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.Table;
+
+/**
+ * A batch on its way to or on the device: the columns (whose memory the copy stream may still be
+ * filling), the event recorded after the batch's copies, and a reference to the packed host batch
+ * those copies read from.
+ *
+ * <p>{@link #awaitCopied} blocks until the copies are done and then gives the host reference back,
+ * which returns the staging buffer to its pool. It may be called from the upload thread (waiting
+ * for the previous copy before returning) and from the compute thread (before the kernel) alike;
+ * the first call releases, later calls return at once. {@link #close} waits for the copies too, so
+ * a batch dropped before it computed never frees memory a copy is still using.
+ */
+public final class DeviceBatch implements AutoCloseable {
+  private final Table table;
+  private final Cuda.Event copied;
+  private HostBatch host;
+  private boolean closed;
+  private long copiedAtNanos;
+
+  /** Takes ownership of all three. */
+  DeviceBatch(Table table, Cuda.Event copied, HostBatch host) {
+    this.table = table;
+    this.copied = copied;
+    this.host = host;
+  }
+
+  /** The columns; only valid to read after {@link #awaitCopied}. */
+  public Table table() {
+    return table;
+  }
+
+  /** Waits for this batch's copies and releases the host batch; returns when they completed. */
+  public synchronized long awaitCopied() {
+    if (host != null) {
+      copied.sync();
+      copiedAtNanos = System.nanoTime();
+      HostBatch h = host;
+      host = null;
+      h.close();
+    }
+    return copiedAtNanos;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      throw new IllegalStateException("DeviceBatch closed twice");
+    }
+    try {
+      awaitCopied();
+    } finally {
+      closed = true;
+      try {
+        table.close();
+      } finally {
+        copied.close();
+      }
+    }
+  }
+}
