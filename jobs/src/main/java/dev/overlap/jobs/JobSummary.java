@@ -2,7 +2,9 @@ package dev.overlap.jobs;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.spark.ExecutorState;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -12,6 +14,9 @@ final class JobSummary {
   private final String job;
   private final long start = System.nanoTime();
   private final Map<String, PipelineReport> reports = new LinkedHashMap<>();
+  // The executor in this JVM (local mode); its pipeline's counters bracket the job.
+  private final PipelineMetrics.Snapshot before =
+      ExecutorState.runtime().map(r -> r.pipeline().metrics().snapshot()).orElse(null);
 
   JobSummary(String job) {
     this.job = job;
@@ -66,6 +71,27 @@ final class JobSummary {
               up,
               comp,
               down));
+    }
+    if (gpuTasks > 0) {
+      PipelineMetrics.Snapshot d =
+          before == null
+              ? null
+              : ExecutorState.runtime()
+                  .map(r -> r.pipeline().metrics().snapshot().minus(before))
+                  .orElse(null);
+      if (d == null) {
+        sb.append("overlap        see the executors' plugin metrics (busyMillis.*)\n");
+      } else {
+        long gpuBusy = d.busy(Stage.UPLOAD) + d.busy(Stage.COMPUTE) + d.busy(Stage.DOWNLOAD);
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "overlap        %.2f s with two or more of copy, compute and copy back running at"
+                    + " once (%.0f %% of their %.2f s busy)%n",
+                d.overlapNanos() / 1e9,
+                gpuBusy == 0 ? 0.0 : 100.0 * d.overlapNanos() / gpuBusy,
+                gpuBusy / 1e9));
+      }
     }
     return sb.toString();
   }

@@ -16,6 +16,37 @@ public final class PipelineMetrics {
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong bytesUploaded = new AtomicLong();
   private final AtomicLong failedBatches = new AtomicLong();
+  private int activeStages;
+  private long lastChange;
+  private long overlapNanos;
+
+  /** A stage thread starts work on a batch; returns the time, read under the lock. */
+  synchronized long stageStarted() {
+    long now = System.nanoTime();
+    accrue(now);
+    activeStages++;
+    return now;
+  }
+
+  /** A stage thread finished its batch; returns the time, read under the lock. */
+  synchronized long stageEnded() {
+    long now = System.nanoTime();
+    accrue(now);
+    activeStages--;
+    return now;
+  }
+
+  private void accrue(long now) {
+    if (activeStages >= 2) {
+      overlapNanos += now - lastChange;
+    }
+    lastChange = now;
+  }
+
+  private synchronized long overlap() {
+    accrue(System.nanoTime());
+    return overlapNanos;
+  }
 
   void addBusy(Stage stage, long nanos) {
     busyNanos.addAndGet(stage.ordinal(), nanos);
@@ -40,11 +71,15 @@ public final class PipelineMetrics {
     for (Stage s : Stage.values()) {
       busy.put(s, busyNanos.get(s.ordinal()));
     }
-    return new Snapshot(busy, batches.get(), bytesUploaded.get(), failedBatches.get());
+    return new Snapshot(busy, batches.get(), bytesUploaded.get(), failedBatches.get(), overlap());
   }
 
-  /** Counters at one moment; subtract two to measure an interval. */
-  public record Snapshot(Map<Stage, Long> busyNanos, long batches, long bytes, long failed) {
+  /**
+   * Counters at one moment; subtract two to measure an interval. {@code overlapNanos} is the time
+   * during which at least two of the upload, compute and download threads were working at once.
+   */
+  public record Snapshot(
+      Map<Stage, Long> busyNanos, long batches, long bytes, long failed, long overlapNanos) {
     public long busy(Stage s) {
       return busyNanos.getOrDefault(s, 0L);
     }
@@ -55,7 +90,11 @@ public final class PipelineMetrics {
         busy.put(s, busy(s) - earlier.busy(s));
       }
       return new Snapshot(
-          busy, batches - earlier.batches, bytes - earlier.bytes, failed - earlier.failed);
+          busy,
+          batches - earlier.batches,
+          bytes - earlier.bytes,
+          failed - earlier.failed,
+          overlapNanos - earlier.overlapNanos);
     }
   }
 }

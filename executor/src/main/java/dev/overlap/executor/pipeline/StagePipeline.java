@@ -160,9 +160,10 @@ public final class StagePipeline implements AutoCloseable {
           b.abandon(null);
           continue;
         }
-        long start = System.nanoTime();
+        long start = metrics.stageStarted();
         boolean ok = b.runStage(stage);
-        long took = System.nanoTime() - start;
+        long end = metrics.stageEnded();
+        long took = end - start;
         metrics.addBusy(stage, took);
         b.lane().addBusy(stage, took);
         if (ok) {

@@ -160,6 +160,7 @@ class StagePipelineTest {
           public Res upload(Res in) throws Exception {
             Res r = super.upload(in);
             if (in.value == 1000) {
+              Thread.sleep(5); // a copy that takes time, all of it beside the first kernel
               secondUploaded.countDown();
             }
             return r;
@@ -169,6 +170,15 @@ class StagePipelineTest {
     int uploadSecondEnd = stages.events.indexOf("upload-end a1000");
     int computeFirstEnd = stages.events.indexOf("compute-end a0");
     assertTrue(uploadSecondEnd < computeFirstEnd, stages.events.toString());
+    assertTrue(pipeline.metrics().snapshot().overlapNanos() > 0, "the overlap was not counted");
+  }
+
+  @Test
+  void stagesThatRunOneAfterAnotherCountNoOverlap() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    // One batch at a time: its stages run strictly in sequence.
+    assertEquals(List.of(111, 1111), runTask(pipeline.openLane("a", new Adding(), 1), "a", 2));
+    assertEquals(0, pipeline.metrics().snapshot().overlapNanos());
   }
 
   @Test
