@@ -142,19 +142,20 @@ public final class HostBatchWriter {
       }
     }
     for (int c = 0; c < layout.columns(); c++) {
-      writeValue(c, row);
+      writeValue(c, row, rows);
     }
     rows++;
     return true;
   }
 
-  private void writeValue(int c, InternalRow row) {
+  /** Writes column {@code c} of {@code row} as row {@code at} of the batch. */
+  private void writeValue(int c, InternalRow row, int at) {
     ColumnType t = layout.type(c);
-    long dst = base + layout.dataOffset[c] + (long) rows * t.width();
+    long dst = base + layout.dataOffset[c] + (long) at * t.width();
     if (row.isNullAt(c)) {
-      setNull(c, rows);
+      setNull(c, at);
       if (t.isString()) {
-        Platform.putInt(null, offsetAddress(c, rows + 1), (int) stringBytes[c]);
+        Platform.putInt(null, offsetAddress(c, at + 1), (int) stringBytes[c]);
       }
       return;
     }
@@ -194,7 +195,7 @@ public final class HostBatchWriter {
             dst, row.getDecimal(c, precision[c], scale[c]).toJavaBigDecimal().unscaledValue());
         break;
       case STRING:
-        putString(c, rows, row.getUTF8String(c));
+        putString(c, at, row.getUTF8String(c));
         break;
       default:
         throw new AssertionError(t);
@@ -219,7 +220,11 @@ public final class HostBatchWriter {
       return 0;
     }
     for (int c = 0; c < layout.columns(); c++) {
-      copyColumn(c, batch.column(c), start, take);
+      if (!copyBulk(c, batch.column(c), start, take)) {
+        for (int i = 0; i < take; i++) {
+          writeValue(c, batch.getRow(start + i), rows + i);
+        }
+      }
     }
     rows += take;
     return take;
@@ -242,10 +247,22 @@ public final class HostBatchWriter {
     return take;
   }
 
-  private void copyColumn(int c, ColumnVector v, int start, int n) {
+  /**
+   * Copies a fixed-width column range with one array copy, and its nulls.
+   *
+   * @return false when the column must go value by value instead (strings, decimals outside Spark's
+   *     own vectors, 128-bit decimals, dictionary-encoded vectors with nulls)
+   */
+  private boolean copyBulk(int c, ColumnVector v, int start, int n) {
     ColumnType t = layout.type(c);
-    long dst = base + layout.dataOffset[c] + (long) rows * t.width();
     boolean nulls = v.hasNull();
+    // A dictionary-encoded vector decodes each value, and a null's dictionary id may be garbage.
+    if (t.isString()
+        || t == ColumnType.DECIMAL128
+        || (isDecimal(t) && !(v instanceof WritableColumnVector))
+        || (nulls && v instanceof WritableColumnVector w && w.hasDictionary())) {
+      return false;
+    }
     if (nulls) {
       for (int i = 0; i < n; i++) {
         if (v.isNullAt(start + i)) {
@@ -253,118 +270,38 @@ public final class HostBatchWriter {
         }
       }
     }
-    // Dictionary-encoded vectors decode each value; a null's dictionary id may be garbage, so those
-    // go value by value, skipping nulls.
-    boolean bulk =
-        !(nulls && v instanceof WritableColumnVector w && w.hasDictionary())
-            && (v instanceof WritableColumnVector || !isDecimal(t));
+    long dst = base + layout.dataOffset[c] + (long) rows * t.width();
     switch (t) {
       case BOOLEAN:
-        if (bulk) {
-          boolean[] a = v.getBooleans(start, n);
-          Platform.copyMemory(a, Platform.BOOLEAN_ARRAY_OFFSET, null, dst, n);
-          return;
-        }
+        Platform.copyMemory(v.getBooleans(start, n), Platform.BOOLEAN_ARRAY_OFFSET, null, dst, n);
         break;
       case BYTE:
-        if (bulk) {
-          byte[] a = v.getBytes(start, n);
-          Platform.copyMemory(a, Platform.BYTE_ARRAY_OFFSET, null, dst, n);
-          return;
-        }
+        Platform.copyMemory(v.getBytes(start, n), Platform.BYTE_ARRAY_OFFSET, null, dst, n);
         break;
       case SHORT:
-        if (bulk) {
-          short[] a = v.getShorts(start, n);
-          Platform.copyMemory(a, Platform.SHORT_ARRAY_OFFSET, null, dst, 2L * n);
-          return;
-        }
+        Platform.copyMemory(v.getShorts(start, n), Platform.SHORT_ARRAY_OFFSET, null, dst, 2L * n);
         break;
       case INT:
       case DATE:
-      case DECIMAL32:
-        if (bulk) {
-          int[] a = v.getInts(start, n);
-          Platform.copyMemory(a, Platform.INT_ARRAY_OFFSET, null, dst, 4L * n);
-          return;
-        }
+      case DECIMAL32: // Spark's vectors keep decimals of precision <= 9 as ints
+        Platform.copyMemory(v.getInts(start, n), Platform.INT_ARRAY_OFFSET, null, dst, 4L * n);
         break;
       case LONG:
       case TIMESTAMP:
-      case DECIMAL64:
-        if (bulk) {
-          long[] a = v.getLongs(start, n);
-          Platform.copyMemory(a, Platform.LONG_ARRAY_OFFSET, null, dst, 8L * n);
-          return;
-        }
+      case DECIMAL64: // and those of precision <= 18 as longs
+        Platform.copyMemory(v.getLongs(start, n), Platform.LONG_ARRAY_OFFSET, null, dst, 8L * n);
         break;
       case FLOAT:
-        if (bulk) {
-          float[] a = v.getFloats(start, n);
-          Platform.copyMemory(a, Platform.FLOAT_ARRAY_OFFSET, null, dst, 4L * n);
-          return;
-        }
+        Platform.copyMemory(v.getFloats(start, n), Platform.FLOAT_ARRAY_OFFSET, null, dst, 4L * n);
         break;
       case DOUBLE:
-        if (bulk) {
-          double[] a = v.getDoubles(start, n);
-          Platform.copyMemory(a, Platform.DOUBLE_ARRAY_OFFSET, null, dst, 8L * n);
-          return;
-        }
+        Platform.copyMemory(
+            v.getDoubles(start, n), Platform.DOUBLE_ARRAY_OFFSET, null, dst, 8L * n);
         break;
       default:
-        break;
+        throw new AssertionError(t);
     }
-    for (int i = 0; i < n; i++) {
-      int r = start + i;
-      int at = rows + i;
-      if (nulls && v.isNullAt(r)) {
-        if (t.isString()) {
-          Platform.putInt(null, offsetAddress(c, at + 1), (int) stringBytes[c]);
-        }
-        continue;
-      }
-      long d = dst + (long) i * t.width();
-      switch (t) {
-        case BOOLEAN:
-          Platform.putByte(null, d, v.getBoolean(r) ? (byte) 1 : (byte) 0);
-          break;
-        case BYTE:
-          Platform.putByte(null, d, v.getByte(r));
-          break;
-        case SHORT:
-          Platform.putShort(null, d, v.getShort(r));
-          break;
-        case INT:
-        case DATE:
-          Platform.putInt(null, d, v.getInt(r));
-          break;
-        case LONG:
-        case TIMESTAMP:
-          Platform.putLong(null, d, v.getLong(r));
-          break;
-        case FLOAT:
-          Platform.putFloat(null, d, v.getFloat(r));
-          break;
-        case DOUBLE:
-          Platform.putDouble(null, d, v.getDouble(r));
-          break;
-        case DECIMAL32:
-          Platform.putInt(null, d, (int) v.getDecimal(r, precision[c], scale[c]).toUnscaledLong());
-          break;
-        case DECIMAL64:
-          Platform.putLong(null, d, v.getDecimal(r, precision[c], scale[c]).toUnscaledLong());
-          break;
-        case DECIMAL128:
-          putInt128(d, v.getDecimal(r, precision[c], scale[c]).toJavaBigDecimal().unscaledValue());
-          break;
-        case STRING:
-          putString(c, at, v.getUTF8String(r));
-          break;
-        default:
-          throw new AssertionError(t);
-      }
-    }
+    return true;
   }
 
   private static boolean isDecimal(ColumnType t) {
