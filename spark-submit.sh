@@ -124,15 +124,11 @@ if [[ -n "${SPARK_HOME:-}" ]]; then
 fi
 
 # No Spark installation: the same submission with the Spark jars Maven resolved.
-opens=()
-for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util \
-  java.util.concurrent java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action \
-  sun.util.calendar; do
-  opens+=("--add-opens=java.base/${p}=ALL-UNNAMED")
-done
+# The JVM options Spark's own launcher would add on Java 17, kept in one file.
+mapfile -t jvm_options <"$here/conf/jvm-options.txt"
 heap=()
 [[ -n "$driver_memory" ]] && heap=("-Xmx$driver_memory")
-exec "$java_bin" ${heap[@]+"${heap[@]}"} "${opens[@]}" -Djdk.reflect.useDirectMethodHandle=false \
+exec "$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" \
   "-Dlog4j2.configurationFile=file:$here/conf/log4j2.properties" \
   -cp "$(cat "$here/jobs/target/spark-classpath.txt")" org.apache.spark.deploy.SparkSubmit \
   --master "${master:-local[*]}" "${common[@]}" ${spark_args[@]+"${spark_args[@]}"} \

@@ -31,15 +31,10 @@ run() {
 }
 mem=(--driver-memory "${DRIVER_MEMORY:-96g}")
 [[ -d "$data/lineitem" ]] || run generate generate --scale "$scale" --output "$data" "${mem[@]}"
-opens=()
-for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util \
-  java.util.concurrent java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action \
-  sun.util.calendar; do
-  opens+=("--add-opens=java.base/${p}=ALL-UNNAMED")
-done
+mapfile -t jvm_options <conf/jvm-options.txt
 cmp() {
   # shellcheck disable=SC2153 # set by recv.sh
-  java -Xmx64g "${opens[@]}" -cp "$(cat jobs/target/spark-classpath.txt):$GPU_BUNDLE_APP/jobs/test-classes" \
+  java -Xmx64g "${jvm_options[@]}" -cp "$(cat jobs/target/spark-classpath.txt):$GPU_BUNDLE_APP/jobs/test-classes" \
     dev.overlap.jobs.CompareOutputs "$@" 2>&1 | grep -E '^(EQUAL|DIFFERENT)' | tee -a "$out/summary.txt"
 }
 cpu=(--conf spark.overlap.enabled=false)

@@ -5,13 +5,8 @@
 set -uo pipefail
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
-opens=""
-for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util \
-  java.util.concurrent java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action \
-  sun.util.calendar; do
-  opens+=" --add-opens=java.base/${p}=ALL-UNNAMED"
-done
-export JDK_JAVA_OPTIONS="$opens -Djdk.reflect.useDirectMethodHandle=false -Dai.rapids.refcount.debug=true ${EXTRA_JAVA_OPTS:-}"
+mapfile -t jvm_options <conf/jvm-options.txt
+export JDK_JAVA_OPTIONS="${jvm_options[*]} -Dai.rapids.refcount.debug=true ${EXTRA_JAVA_OPTS:-}"
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(tests copy spark)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"

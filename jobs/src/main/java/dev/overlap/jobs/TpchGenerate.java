@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
@@ -128,8 +129,9 @@ public final class TpchGenerate {
     return BigDecimal.valueOf(cents, 2);
   }
 
-  static Iterator<Row> lineItems(double sf, int part, int parts) {
-    Iterator<LineItem> it = new LineItemGenerator(sf, part, parts).iterator();
+  /** Rows of a generator, converted lazily. */
+  private static <T> Iterator<Row> rows(Iterable<T> generator, Function<T, Row> toRow) {
+    Iterator<T> it = generator.iterator();
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -138,51 +140,48 @@ public final class TpchGenerate {
 
       @Override
       public Row next() {
-        LineItem l = it.next();
-        // tpch 1.2's date getters already count days since 1970-01-01.
-        return RowFactory.create(
-            l.getOrderKey(),
-            l.getPartKey(),
-            l.getSupplierKey(),
-            l.getLineNumber(),
-            money(l.getQuantity() * 100),
-            money(l.getExtendedPriceInCents()),
-            money(l.getDiscountPercent()),
-            money(l.getTaxPercent()),
-            l.getReturnFlag(),
-            l.getStatus(),
-            date(l.getShipDate()),
-            date(l.getCommitDate()),
-            date(l.getReceiptDate()),
-            l.getShipInstructions(),
-            l.getShipMode(),
-            l.getComment());
+        return toRow.apply(it.next());
       }
     };
   }
 
-  static Iterator<Row> orders(double sf, int part, int parts) {
-    Iterator<Order> it = new OrderGenerator(sf, part, parts).iterator();
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        return it.hasNext();
-      }
+  static Iterator<Row> lineItems(double sf, int part, int parts) {
+    // tpch 1.2's date getters already count days since 1970-01-01.
+    return rows(
+        new LineItemGenerator(sf, part, parts),
+        (LineItem l) ->
+            RowFactory.create(
+                l.getOrderKey(),
+                l.getPartKey(),
+                l.getSupplierKey(),
+                l.getLineNumber(),
+                money(l.getQuantity() * 100),
+                money(l.getExtendedPriceInCents()),
+                money(l.getDiscountPercent()),
+                money(l.getTaxPercent()),
+                l.getReturnFlag(),
+                l.getStatus(),
+                date(l.getShipDate()),
+                date(l.getCommitDate()),
+                date(l.getReceiptDate()),
+                l.getShipInstructions(),
+                l.getShipMode(),
+                l.getComment()));
+  }
 
-      @Override
-      public Row next() {
-        Order o = it.next();
-        return RowFactory.create(
-            o.getOrderKey(),
-            o.getCustomerKey(),
-            String.valueOf(o.getOrderStatus()),
-            money(o.getTotalPriceInCents()),
-            date(o.getOrderDate()),
-            o.getOrderPriority(),
-            o.getClerk(),
-            o.getShipPriority(),
-            o.getComment());
-      }
-    };
+  static Iterator<Row> orders(double sf, int part, int parts) {
+    return rows(
+        new OrderGenerator(sf, part, parts),
+        (Order o) ->
+            RowFactory.create(
+                o.getOrderKey(),
+                o.getCustomerKey(),
+                String.valueOf(o.getOrderStatus()),
+                money(o.getTotalPriceInCents()),
+                date(o.getOrderDate()),
+                o.getOrderPriority(),
+                o.getClerk(),
+                o.getShipPriority(),
+                o.getComment()));
   }
 }

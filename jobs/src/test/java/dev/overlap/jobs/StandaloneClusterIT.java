@@ -150,10 +150,7 @@ class StandaloneClusterIT {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m");
-    cmd.add("--add-opens=java.base/sun.nio.ch=ALL-UNNAMED");
-    cmd.add("--add-opens=java.base/java.nio=ALL-UNNAMED");
-    cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
-    cmd.add("--add-opens=java.base/java.util=ALL-UNNAMED");
+    cmd.addAll(Files.readAllLines(Shell.ROOT.resolve("conf/jvm-options.txt")));
     cmd.add("-cp");
     cmd.add(sparkHome.resolve("jars") + "/*");
     cmd.add(mainClass);

@@ -149,11 +149,4 @@ public final class OverlapConf {
     }
     return (T) values.get(entry);
   }
-
-  /** The keys and values as a map of strings, for passing to executors. */
-  public Map<String, String> asStrings() {
-    Map<String, String> out = new java.util.LinkedHashMap<>();
-    values.forEach((k, v) -> out.put(k.key(), String.valueOf(v)));
-    return out;
-  }
 }

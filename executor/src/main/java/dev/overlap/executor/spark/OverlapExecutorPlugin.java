@@ -39,9 +39,10 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     if (!conf.get(OverlapConf.ENABLED)) {
       status = noGpu(OverlapConf.ENABLED.key() + "=false");
     } else {
-      Optional<Integer> device = chooseDevice(ctx.resources(), extraConf);
+      DeviceChoice choice = chooseDevice(ctx.resources(), extraConf);
+      Optional<Integer> device = choice.device();
       if (device.isEmpty()) {
-        status = noGpu(visibleDevicesProblem());
+        status = noGpu(choice.problem());
       } else {
         try {
           runtime = GpuRuntime.start(device.get(), conf);
@@ -72,11 +73,18 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     return new GpuStatus(GpuStatus.State.NO_GPU, Optional.empty(), reason);
   }
 
+  /** The device to use, or why there is none. */
+  record DeviceChoice(Optional<Integer> device, String problem) {
+    static DeviceChoice of(int device) {
+      return new DeviceChoice(Optional.of(device), "");
+    }
+  }
+
   /**
    * The GPU Spark assigned (exactly one address), else the driver's in local mode, else device 0
    * when CUDA sees one.
    */
-  static Optional<Integer> chooseDevice(
+  static DeviceChoice chooseDevice(
       Map<String, ResourceInformation> resources, Map<String, String> extraConf) {
     ResourceInformation gpu = resources.get("gpu");
     if (gpu != null && gpu.addresses().length > 0) {
@@ -88,13 +96,19 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
                 + String.join(",", gpu.addresses())
                 + "): set spark.executor.resource.gpu.amount=1");
       }
-      return Optional.of(parseAddress(gpu.addresses()[0], "spark.executor.resource.gpu"));
+      return DeviceChoice.of(parseAddress(gpu.addresses()[0], "spark.executor.resource.gpu"));
     }
     String fromDriver = extraConf.get(OverlapDriverPlugin.DRIVER_GPU_ADDRESS);
     if (fromDriver != null) {
-      return Optional.of(parseAddress(fromDriver, "spark.driver.resource.gpu"));
+      return DeviceChoice.of(parseAddress(fromDriver, "spark.driver.resource.gpu"));
     }
-    return visibleDeviceCount() > 0 ? Optional.of(0) : Optional.empty();
+    try {
+      return ai.rapids.cudf.Cuda.getDeviceCount() > 0
+          ? DeviceChoice.of(0)
+          : new DeviceChoice(Optional.empty(), "no CUDA device is visible");
+    } catch (Throwable t) {
+      return new DeviceChoice(Optional.empty(), "no CUDA device is visible (" + describe(t) + ")");
+    }
   }
 
   private static int parseAddress(String address, String source) {
@@ -103,22 +117,6 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           "GPU address '" + address + "' from " + source + " is not a CUDA device ordinal");
-    }
-  }
-
-  private static volatile String lastProblem = "no CUDA device is visible";
-
-  /** CUDA's device count; 0 when cuDF or the driver cannot be loaded (the reason is kept). */
-  static int visibleDeviceCount() {
-    try {
-      int n = ai.rapids.cudf.Cuda.getDeviceCount();
-      if (n == 0) {
-        lastProblem = "no CUDA device is visible";
-      }
-      return n;
-    } catch (Throwable t) {
-      lastProblem = "no CUDA device is visible (" + describe(t) + ")";
-      return 0;
     }
   }
 
@@ -135,10 +133,6 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
       return "the driver sees no GPU";
     }
     return t.getClass().getSimpleName() + ": " + m.lines().findFirst().orElse("");
-  }
-
-  private static String visibleDevicesProblem() {
-    return lastProblem;
   }
 
   private static void registerMetrics(MetricRegistry registry, GpuRuntime runtime) {

@@ -248,6 +248,7 @@ public final class PartitionRunner implements Serializable {
     private long rowsOut;
     private long batches;
     private long bytes;
+    private long packNanos;
     private boolean finished;
 
     GpuIterator(BatchSource source) {
@@ -345,8 +346,6 @@ public final class PartitionRunner implements Serializable {
         lane.submit(batch, batch.deviceBytes());
       }
     }
-
-    private long packNanos;
 
     private void finish() {
       if (finished) {

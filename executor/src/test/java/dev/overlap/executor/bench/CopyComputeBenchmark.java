@@ -21,9 +21,7 @@ import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
@@ -235,7 +233,6 @@ public final class CopyComputeBenchmark {
       System.out.println(
           "kernel         passes  copy_s  compute_s  ideal_s  naive_s  serial_s  pipe4_s  pipeline_s"
               + "  pipe/ideal  vs_serial  vs_naive  pipe_GB/s  pipe/peak");
-      List<String> lines = new ArrayList<>();
       for (int i = 0; i < passes.length; i++) {
         PassesKernel k = new PassesKernel(passes[i], 0);
         double compute = b.computeOnly(k, resident);
@@ -266,7 +263,6 @@ public final class CopyComputeBenchmark {
                 uploadGbs,
                 uploadGbs / peak);
         System.out.println(line);
-        lines.add(line);
       }
       for (Table t : resident) {
         t.close();
