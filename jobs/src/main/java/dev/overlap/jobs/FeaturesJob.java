@@ -82,8 +82,11 @@ public final class FeaturesJob {
       return GpuPartitions.map(
           input.select(cols(plan.inputColumns())), new FeatureKernel(plan), report);
     }
-    // Carry the unsupported columns around the kernel and join them back by a row id.
-    Dataset<Row> withId = input.withColumn(ROW_ID, functions.monotonically_increasing_id());
+    // Carry the unsupported columns around the kernel and join them back by a row id. The ids are
+    // materialized once (local checkpoint): evaluated twice over an input whose row order is not
+    // deterministic (a shuffle, say), the two sides would number rows differently.
+    Dataset<Row> withId =
+        input.withColumn(ROW_ID, functions.monotonically_increasing_id()).localCheckpoint(true);
     plan.carriesRowId = true;
     String[] in = plan.inputColumns();
     String[] withIdCols = java.util.Arrays.copyOf(in, in.length + 1);

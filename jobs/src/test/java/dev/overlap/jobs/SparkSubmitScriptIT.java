@@ -20,6 +20,24 @@ class SparkSubmitScriptIT {
   }
 
   @Test
+  void everyShellScriptParses() throws Exception {
+    for (String script :
+        List.of(
+            "spark-submit.sh",
+            "conf/getGpusResources.sh",
+            "conf/databricks/init-overlap.sh",
+            "conf/standalone/spark-env.sh",
+            "tools/gpu-suite.sh",
+            "tools/gpu-jobs.sh",
+            ".ci/run")) {
+      Shell.Result r =
+          Shell.run(
+              List.of("bash", "-n", Shell.ROOT.resolve(script).toString()), Map.of(), tmp, 30);
+      assertEquals(0, r.exitCode(), script + ": " + r.output());
+    }
+  }
+
+  @Test
   void anUnknownJobIsNamedWithTheJobsThereAre() throws Exception {
     Shell.Result r = Shell.submit(tmp, "report");
     assertEquals(2, r.exitCode());
