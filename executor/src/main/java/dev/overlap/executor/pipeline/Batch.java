@@ -62,10 +62,12 @@ final class Batch {
   void deliver() {
     AutoCloseable r = payload;
     payload = null;
+    // The batch's device memory is gone: give its bytes back before the task sees the result, so
+    // a task that took all its results never observes its own bytes still in flight.
+    release(true);
     if (!lane.accept(this, r)) {
       closeQuietly(r);
     }
-    release(true);
   }
 
   /** The batch will not run further: close what it holds and tell the task why. */

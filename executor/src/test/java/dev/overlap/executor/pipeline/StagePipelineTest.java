@@ -144,6 +144,7 @@ class StagePipelineTest {
   @Test
   void nextBatchUploadsWhileThePreviousOneComputes() throws Exception {
     pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch firstComputing = new CountDownLatch(1);
     CountDownLatch secondUploaded = new CountDownLatch(1);
     Adding stages =
         new Adding() {
@@ -152,15 +153,20 @@ class StagePipelineTest {
             // The first batch's kernel cannot finish until the second batch's copy has: the test
             // would time out if the stages ran one after the other.
             if (in.value == 1) {
+              firstComputing.countDown();
               assertTrue(secondUploaded.await(10, TimeUnit.SECONDS), "no overlap");
             }
           }
 
           @Override
           public Res upload(Res in) throws Exception {
+            if (in.value == 1000) {
+              // A copy that takes 5 ms, all of it beside the first kernel.
+              assertTrue(firstComputing.await(10, TimeUnit.SECONDS));
+              Thread.sleep(5);
+            }
             Res r = super.upload(in);
             if (in.value == 1000) {
-              Thread.sleep(5); // a copy that takes time, all of it beside the first kernel
               secondUploaded.countDown();
             }
             return r;
