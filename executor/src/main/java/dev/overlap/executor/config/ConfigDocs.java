@@ -32,7 +32,7 @@ public final class ConfigDocs {
           .append(" | `")
           .append(e.defaultText())
           .append("` | ")
-          .append(e.startupOnly() ? "at executor start" : "per job")
+          .append(e.startupOnly() ? "at executor start" : "per job (session conf)")
           .append(" | ")
           .append(e.doc().replace("|", "\\|"))
           .append(" |\n");

@@ -26,8 +26,9 @@ public final class OverlapConf {
   public static final ConfigEntry<Boolean> ENABLED =
       ConfigEntry.builder(PREFIX + "enabled")
           .doc(
-              "Use the GPU pipeline. When false, every kernel runs its CPU implementation, as on an"
-                  + " executor without a GPU.")
+              "Use the GPU pipeline. When false at executor start, the GPU is not set up; when"
+                  + " false for a job, its kernels run their CPU implementation, as on an executor"
+                  + " without a GPU.")
           .booleanConf(true);
 
   public static final ConfigEntry<NoGpuMode> NO_GPU_MODE =

@@ -39,13 +39,30 @@ public final class PartitionRunner implements Serializable {
   private final StructType inSchema;
   private final StructType outSchema;
   private final PipelineReport report;
+  // The job's values of the keys that are not startup-only, as set in the driver's session.
+  private final Map<String, String> jobSettings;
+  private transient OverlapConf jobConf;
 
   public PartitionRunner(
-      GpuKernel kernel, StructType inSchema, StructType outSchema, PipelineReport report) {
+      GpuKernel kernel,
+      StructType inSchema,
+      StructType outSchema,
+      PipelineReport report,
+      Map<String, String> jobSettings) {
     this.kernel = kernel;
     this.inSchema = inSchema;
     this.outSchema = outSchema;
     this.report = report;
+    this.jobSettings = Map.copyOf(jobSettings);
+    OverlapConf.fromMap(this.jobSettings); // a bad value fails on the driver, naming its key
+  }
+
+  /** Per-job keys from the job's settings; startup keys are the executor's. */
+  private OverlapConf job() {
+    if (jobConf == null) {
+      jobConf = OverlapConf.fromMap(jobSettings);
+    }
+    return jobConf;
   }
 
   public Iterator<InternalRow> runRows(Iterator<InternalRow> rows) {
@@ -64,21 +81,19 @@ public final class PartitionRunner implements Serializable {
 
   private boolean useGpu() {
     GpuStatus status = ExecutorState.status();
-    if (status.gpu()) {
+    boolean enabled = job().get(OverlapConf.ENABLED);
+    if (status.gpu() && enabled) {
       return true;
     }
-    OverlapConf.NoGpuMode mode =
-        ExecutorState.conf()
-            .map(c -> c.get(OverlapConf.NO_GPU_MODE))
-            .orElse(OverlapConf.NoGpuMode.CPU);
-    if (mode == OverlapConf.NoGpuMode.FAIL || kernel.cpu() == null) {
+    String reason = enabled ? status.reason() : OverlapConf.ENABLED.key() + "=false for this job";
+    if (job().get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.FAIL || kernel.cpu() == null) {
       throw new IllegalStateException(
           "No GPU for kernel "
               + kernel.name()
               + " on executor "
               + ExecutorState.executorId()
               + ": "
-              + status.reason()
+              + reason
               + (kernel.cpu() == null
                   ? ". The kernel has no CPU implementation. Run on executors with a GPU"
                       + " (spark.executor.resource.gpu.amount=1 with a discovery script,"
@@ -254,13 +269,14 @@ public final class PartitionRunner implements Serializable {
     GpuIterator(BatchSource source) {
       this.source = source;
       OverlapConf conf = gpu.conf();
+      OverlapConf job = job();
       ColumnType[] types = ColumnType.forSchema(inSchema, "input of " + kernel.name());
       BatchLayout layout =
           new BatchLayout(
               types,
               conf.get(OverlapConf.STAGING_BUFFER_SIZE),
-              conf.get(OverlapConf.BATCH_MAX_ROWS),
-              conf.get(OverlapConf.STRING_BYTES_PER_ROW));
+              job.get(OverlapConf.BATCH_MAX_ROWS),
+              job.get(OverlapConf.STRING_BYTES_PER_ROW));
       this.writer = new HostBatchWriter(inSchema, layout);
       TaskContext ctx = TaskContext.get();
       String name =
@@ -277,7 +293,7 @@ public final class PartitionRunner implements Serializable {
               .openLane(
                   name,
                   new CudfStages(gpu.streams(), kernel, outSchema),
-                  conf.get(OverlapConf.PREFETCH_BATCHES_PER_TASK));
+                  job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK));
       if (ctx != null) {
         // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
         ctx.addTaskCompletionListener((TaskCompletionListener) c -> finish());

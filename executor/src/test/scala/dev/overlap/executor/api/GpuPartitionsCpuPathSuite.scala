@@ -76,6 +76,29 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(msg.contains("spark.executor.resource.gpu.amount"), msg)
   }
 
+  test("per-job keys come from the session: noGpu.mode=FAIL refuses the CPU path") {
+    spark.conf.set("spark.overlap.noGpu.mode", "FAIL")
+    try {
+      val e = intercept[SparkException] {
+        GpuPartitions.map(TestData.frame(spark, 10, 1), new AllTypesKernel).collect()
+      }
+      val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
+        .map(_.getMessage).mkString(" | ")
+      assert(msg.contains("spark.overlap.noGpu.mode=FAIL forbids the CPU path"), msg)
+    } finally spark.conf.unset("spark.overlap.noGpu.mode")
+    assert(GpuPartitions.map(TestData.frame(spark, 10, 1), new AllTypesKernel).count() == 10)
+  }
+
+  test("a bad per-job value fails the map call, naming the key") {
+    spark.conf.set("spark.overlap.batch.maxRows", "-5")
+    try {
+      val e = intercept[dev.overlap.executor.config.OverlapConfigException] {
+        GpuPartitions.map(TestData.frame(spark, 10, 1), new AllTypesKernel)
+      }
+      assert(e.key == "spark.overlap.batch.maxRows", e.getMessage)
+    } finally spark.conf.unset("spark.overlap.batch.maxRows")
+  }
+
   test("an unsupported column is named before any job starts") {
     val jobsBefore = spark.sparkContext.statusTracker.getJobIdsForGroup(null).length
     val df = spark.createDataFrame(
