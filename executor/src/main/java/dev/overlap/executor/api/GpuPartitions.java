@@ -1,6 +1,5 @@
 package dev.overlap.executor.api;
 
-import dev.overlap.executor.config.ConfigEntry;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.cudf.ColumnType;
 import dev.overlap.executor.spark.PartitionRunner;
@@ -48,16 +47,14 @@ public final class GpuPartitions {
     org.apache.spark.sql.classic.Dataset<Row> ds =
         (org.apache.spark.sql.classic.Dataset<Row>) input;
     // Keys that are not startup-only are taken from the session, so a job can set them.
-    java.util.Map<String, String> settings = new java.util.HashMap<>();
-    for (ConfigEntry<?> e : OverlapConf.ALL) {
-      if (!e.startupOnly()) {
-        String v = ds.sparkSession().conf().getOption(e.key()).getOrElse(() -> null);
-        if (v != null) {
-          settings.put(e.key(), v);
-        }
-      }
-    }
-    PartitionRunner runner = new PartitionRunner(kernel, in, out, report, settings);
+    PartitionRunner runner =
+        new PartitionRunner(
+            kernel,
+            in,
+            out,
+            report,
+            OverlapConf.jobSettings(
+                k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
     SparkPlan plan = ds.queryExecution().executedPlan();
     SparkPlan columnar = columnarChild(plan);
     RDD<InternalRow> result;

@@ -39,7 +39,7 @@ public final class PartitionRunner implements Serializable {
   private final StructType inSchema;
   private final StructType outSchema;
   private final PipelineReport report;
-  // The job's values of the keys that are not startup-only, as set in the driver's session.
+  // The job's values of the keys that are not startup-only, from OverlapConf.jobSettings.
   private final Map<String, String> jobSettings;
   private transient OverlapConf jobConf;
 
@@ -53,8 +53,7 @@ public final class PartitionRunner implements Serializable {
     this.inSchema = inSchema;
     this.outSchema = outSchema;
     this.report = report;
-    this.jobSettings = Map.copyOf(jobSettings);
-    OverlapConf.fromMap(this.jobSettings); // a bad value fails on the driver, naming its key
+    this.jobSettings = jobSettings;
   }
 
   /** Per-job keys from the job's settings; startup keys are the executor's. */
