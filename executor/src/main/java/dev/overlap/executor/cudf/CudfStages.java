@@ -7,6 +7,7 @@ import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.Closing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -86,15 +87,14 @@ public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Tab
       copied.record(stream);
       Table t = new Table(cols); // takes its own reference to each column
       made.remove(copied);
-      closeAll(made);
+      Closing.all(made);
       made.clear();
       batch = new DeviceBatch(t, copied, h.retain());
     } catch (RuntimeException e) {
       // A copy may already be reading the staging buffer: let the stream finish before the
       // pipeline hands the buffer back.
       stream.sync();
-      closeAll(made);
-      throw e;
+      throw Closing.after(e, made);
     }
     DeviceBatch previous = streams.swapLastUpload(batch);
     if (previous != null) {
@@ -143,23 +143,5 @@ public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Tab
       throw e;
     }
     return new HostTable(outputSchema, host, kernel.name());
-  }
-
-  private static void closeAll(List<AutoCloseable> items) {
-    RuntimeException failure = null;
-    for (AutoCloseable c : items) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        if (failure == null) {
-          failure = new IllegalStateException("closing a device buffer failed", e);
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
   }
 }

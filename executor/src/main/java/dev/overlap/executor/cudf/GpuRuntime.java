@@ -9,6 +9,7 @@ import ai.rapids.cudf.RmmAllocationMode;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pipeline.BoundedPool;
+import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.StagePipeline;
 import java.util.ArrayList;
@@ -118,13 +119,8 @@ public final class GpuRuntime implements AutoCloseable {
               () -> Cuda.setDevice(device));
       return new GpuRuntime(device, conf, ownsRmm, ownsPinned, streams, staging, pinned, pipeline);
     } catch (RuntimeException | Error e) {
-      for (int i = made.size() - 1; i >= 0; i--) {
-        try {
-          made.get(i).close();
-        } catch (Exception suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      }
+      java.util.Collections.reverse(made);
+      Closing.after(e, made);
       throw e;
     }
   }
@@ -160,38 +156,13 @@ public final class GpuRuntime implements AutoCloseable {
       throw new IllegalStateException("GpuRuntime closed twice");
     }
     closed = true;
-    RuntimeException failure = null;
-    for (AutoCloseable c : new AutoCloseable[] {pipeline, staging, streams}) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        failure = chain(failure, e);
-      }
-    }
+    List<AutoCloseable> steps = new ArrayList<>(List.of(pipeline, staging, streams));
     if (ownsPinnedPool) {
-      try {
-        PinnedMemoryPool.shutdown();
-      } catch (RuntimeException e) {
-        failure = chain(failure, e);
-      }
+      steps.add(PinnedMemoryPool::shutdown);
     }
     if (ownsRmm) {
-      try {
-        Rmm.shutdown();
-      } catch (RuntimeException e) {
-        failure = chain(failure, e);
-      }
+      steps.add(Rmm::shutdown);
     }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private static RuntimeException chain(RuntimeException failure, Exception e) {
-    if (failure == null) {
-      return e instanceof RuntimeException r ? r : new IllegalStateException(e);
-    }
-    failure.addSuppressed(e);
-    return failure;
+    Closing.all(steps);
   }
 }

@@ -2,7 +2,9 @@ package dev.overlap.executor.cudf;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
+import dev.overlap.executor.pipeline.Closing;
 import java.util.Iterator;
+import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -64,10 +66,7 @@ public final class HostTable implements AutoCloseable {
       }
       this.rows = (int) n;
     } catch (RuntimeException e) {
-      for (HostColumnVector c : columns) {
-        c.close();
-      }
-      throw e;
+      throw Closing.after(e, List.of(columns));
     }
     this.schema = schema;
     this.columns = columns;
@@ -100,20 +99,6 @@ public final class HostTable implements AutoCloseable {
       throw new IllegalStateException("HostTable closed twice");
     }
     closed = true;
-    RuntimeException failure = null;
-    for (HostColumnVector c : columns) {
-      try {
-        c.close();
-      } catch (RuntimeException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    Closing.all(List.of(columns));
   }
 }

@@ -41,7 +41,7 @@ public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable
       throw new IllegalStateException("buffer does not belong to this pool or was released twice");
     }
     if (closed) {
-      closeOne(buffer, null);
+      Closing.all(java.util.List.of(buffer));
       return;
     }
     free.push(buffer);
@@ -66,27 +66,9 @@ public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable
       throw new IllegalStateException("pool already closed");
     }
     closed = true;
-    RuntimeException failure = null;
-    for (B b : new ArrayList<>(free)) {
-      failure = closeOne(b, failure);
-    }
+    java.util.List<B> toClose = new ArrayList<>(free);
     free.clear();
     notifyAll();
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private static RuntimeException closeOne(AutoCloseable b, RuntimeException failure) {
-    try {
-      b.close();
-    } catch (Exception e) {
-      if (failure == null) {
-        failure = new IllegalStateException("closing a pooled buffer failed", e);
-      } else {
-        failure.addSuppressed(e);
-      }
-    }
-    return failure;
+    Closing.all(toClose);
   }
 }
