@@ -21,6 +21,8 @@ public final class PipelineReport implements Serializable {
   private final LongAccumulator bytesCopied;
   private final LongAccumulator gpuTasks;
   private final LongAccumulator cpuTasks;
+  private final LongAccumulator stagingWait;
+  private final LongAccumulator resultWait;
   private final Map<Stage, LongAccumulator> busy = new EnumMap<>(Stage.class);
 
   private PipelineReport(SparkSession spark) {
@@ -31,6 +33,8 @@ public final class PipelineReport implements Serializable {
     bytesCopied = sc.longAccumulator("overlap.bytesCopied");
     gpuTasks = sc.longAccumulator("overlap.gpuTasks");
     cpuTasks = sc.longAccumulator("overlap.cpuTasks");
+    stagingWait = sc.longAccumulator("overlap.waitNanos.staging");
+    resultWait = sc.longAccumulator("overlap.waitNanos.results");
     for (Stage s : Stage.values()) {
       busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
     }
@@ -43,10 +47,25 @@ public final class PipelineReport implements Serializable {
 
   // ---- recorded on executors ---------------------------------------------------------------
 
-  /** Adds one task's figures; called on the executor. */
+  /**
+   * Adds one task's figures; called on the executor.
+   *
+   * @param nanos busy nanoseconds per stage spent on this task's batches
+   * @param waitStagingNanos time the task's thread waited for a free pinned staging buffer
+   * @param waitResultsNanos time the task's thread waited for a result from the GPU
+   */
   public void addTask(
-      boolean gpu, long in, long out, long batchCount, long bytes, Map<Stage, Long> nanos) {
+      boolean gpu,
+      long in,
+      long out,
+      long batchCount,
+      long bytes,
+      Map<Stage, Long> nanos,
+      long waitStagingNanos,
+      long waitResultsNanos) {
     (gpu ? gpuTasks : cpuTasks).add(1);
+    stagingWait.add(waitStagingNanos);
+    resultWait.add(waitResultsNanos);
     rowsIn.add(in);
     rowsOut.add(out);
     batches.add(batchCount);
@@ -85,6 +104,37 @@ public final class PipelineReport implements Serializable {
     return busy.get(s).value();
   }
 
+  /** Summed time the task threads waited for a free pinned staging buffer. */
+  public long stagingWaitNanos() {
+    return stagingWait.value();
+  }
+
+  /** Summed time the task threads waited for results from the GPU. */
+  public long resultWaitNanos() {
+    return resultWait.value();
+  }
+
+  /** A stage's busy seconds; packing's divided by the number of threads that pack at once. */
+  private double stageSeconds(Stage s, int packingThreads) {
+    return busyNanos(s) / 1e9 / (s == Stage.PACK ? Math.max(1, packingThreads) : 1);
+  }
+
+  /** The busiest stage, packing counted per thread (see {@link #stageSummary}). */
+  public Stage bottleneck(int packingThreads) {
+    Stage worst = Stage.PACK;
+    for (Stage s : Stage.values()) {
+      if (stageSeconds(s, packingThreads) > stageSeconds(worst, packingThreads)) {
+        worst = s;
+      }
+    }
+    return worst;
+  }
+
+  /** {@code max(stage busy) / wall}, packing counted per thread (see {@link #stageSummary}). */
+  public double efficiency(long wallNanos, int packingThreads) {
+    return stageSeconds(bottleneck(packingThreads), packingThreads) / (wallNanos / 1e9);
+  }
+
   /** True when at least one task ran on the GPU and none on the CPU. */
   public boolean ranOnGpu() {
     return gpuTasks() > 0 && cpuTasks() == 0;
@@ -100,16 +150,21 @@ public final class PipelineReport implements Serializable {
    */
   public String stageSummary(long wallNanos, int packingThreads) {
     StringBuilder sb = new StringBuilder();
-    Stage bottleneck = Stage.PACK;
-    double worst = -1;
     for (Stage s : Stage.values()) {
-      double secs = busyNanos(s) / 1e9 / (s == Stage.PACK ? Math.max(1, packingThreads) : 1);
-      sb.append(String.format(Locale.ROOT, "  %-15s %8.3f s busy%n", s.label(), secs));
-      if (secs > worst) {
-        worst = secs;
-        bottleneck = s;
-      }
+      sb.append(
+          String.format(
+              Locale.ROOT, "  %-15s %8.3f s busy%n", s.label(), stageSeconds(s, packingThreads)));
     }
+    Stage bottleneck = bottleneck(packingThreads);
+    double worst = stageSeconds(bottleneck, packingThreads);
+    int threads = Math.max(1, packingThreads);
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "  task threads    %8.3f s waiting for a staging buffer, %.3f s for GPU results"
+                + " (each per thread)%n",
+            stagingWaitNanos() / 1e9 / threads,
+            resultWaitNanos() / 1e9 / threads));
     double wall = wallNanos / 1e9;
     sb.append(
         String.format(

@@ -28,11 +28,33 @@ public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Tab
   private final StreamPair streams;
   private final GpuKernel kernel;
   private final StructType outputSchema;
+  private final long copyPieceBytes;
 
   public CudfStages(StreamPair streams, GpuKernel kernel, StructType outputSchema) {
+    this(streams, kernel, outputSchema, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param copyPieceBytes the largest single host-to-device copy; a longer region is copied in
+   *     pieces of this size, one async copy each
+   */
+  public CudfStages(
+      StreamPair streams, GpuKernel kernel, StructType outputSchema, long copyPieceBytes) {
+    if (copyPieceBytes <= 0) {
+      throw new IllegalArgumentException("copyPieceBytes must be positive: " + copyPieceBytes);
+    }
     this.streams = streams;
     this.kernel = kernel;
     this.outputSchema = outputSchema;
+    this.copyPieceBytes = copyPieceBytes;
+  }
+
+  private void copy(
+      DeviceMemoryBuffer dst, long dstAt, HostBatch h, long srcAt, long len, Cuda.Stream stream) {
+    for (long done = 0; done < len; done += copyPieceBytes) {
+      long n = Math.min(copyPieceBytes, len - done);
+      dst.copyFromHostBufferAsync(dstAt + done, h.staging(), srcAt + done, n, stream);
+    }
   }
 
   /**
@@ -54,23 +76,21 @@ public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Tab
         if (h.nullCount(c) > 0) {
           valid = all.slice(at, h.validityLength());
           made.add(valid);
-          all.copyFromHostBufferAsync(
-              at, h.staging(), h.validityOffset(c), h.validityLength(), stream);
+          copy(all, at, h, h.validityOffset(c), h.validityLength(), stream);
           at += BatchLayout.align(h.validityLength());
         }
         long dataLen = h.dataLength(c);
         DeviceMemoryBuffer data = all.slice(at, dataLen);
         made.add(data);
         if (dataLen > 0) {
-          all.copyFromHostBufferAsync(at, h.staging(), h.dataOffset(c), dataLen, stream);
+          copy(all, at, h, h.dataOffset(c), dataLen, stream);
         }
         at += BatchLayout.align(Math.max(1, dataLen));
         DeviceMemoryBuffer offsets = null;
         if (h.isString(c)) {
           offsets = all.slice(at, h.offsetsLength(c));
           made.add(offsets);
-          all.copyFromHostBufferAsync(
-              at, h.staging(), h.offsetsOffset(c), h.offsetsLength(c), stream);
+          copy(all, at, h, h.offsetsOffset(c), h.offsetsLength(c), stream);
           at += BatchLayout.align(h.offsetsLength(c));
         }
         cols[c] =

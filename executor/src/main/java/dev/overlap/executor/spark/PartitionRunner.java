@@ -129,7 +129,7 @@ public final class PartitionRunner implements Serializable {
     if (ctx != null && report != null) {
       ctx.addTaskCompletionListener(
           (TaskCompletionListener)
-              c -> report.addTask(false, counts[0], counts[1], 0, 0, Map.of()));
+              c -> report.addTask(false, counts[0], counts[1], 0, 0, Map.of(), 0, 0));
     }
     return new Iterator<>() {
       @Override
@@ -263,6 +263,8 @@ public final class PartitionRunner implements Serializable {
     private long batches;
     private long bytes;
     private long packNanos;
+    private long stagingWait;
+    private long resultWait;
     private boolean finished;
 
     GpuIterator(BatchSource source) {
@@ -312,7 +314,9 @@ public final class PartitionRunner implements Serializable {
             finish();
             return false;
           }
+          long waitFrom = System.nanoTime();
           current = lane.next();
+          resultWait += System.nanoTime() - waitFrom;
           batches++;
           rows = current.rows();
         }
@@ -340,8 +344,10 @@ public final class PartitionRunner implements Serializable {
     private void fill() throws InterruptedException {
       BoundedPool<HostMemoryBuffer> pool = gpu.staging();
       while (more && !lane.full()) {
+        long waitFrom = System.nanoTime();
         HostMemoryBuffer buf = pool.acquire();
         long start = System.nanoTime();
+        stagingWait += start - waitFrom;
         writer.begin(buf, () -> pool.release(buf));
         try {
           more = source.fill(writer);
@@ -378,7 +384,8 @@ public final class PartitionRunner implements Serializable {
         for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
           nanos.put(s, lane.busyNanos(s));
         }
-        report.addTask(true, source.rowsRead(), rowsOut, batches, bytes, nanos);
+        report.addTask(
+            true, source.rowsRead(), rowsOut, batches, bytes, nanos, stagingWait, resultWait);
       }
     }
   }

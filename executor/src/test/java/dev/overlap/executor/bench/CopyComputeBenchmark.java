@@ -9,6 +9,7 @@ import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Rmm;
 import ai.rapids.cudf.RmmAllocationMode;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.cudf.BatchLayout;
 import dev.overlap.executor.cudf.ColumnType;
 import dev.overlap.executor.cudf.CudfStages;
@@ -115,7 +116,7 @@ public final class CopyComputeBenchmark {
         });
   }
 
-  double computeOnly(PassesKernel k, Table[] resident) {
+  double computeOnly(GpuKernel k, Table[] resident) {
     return medianSeconds(
         () -> {
           for (Table t : resident) {
@@ -150,6 +151,55 @@ public final class CopyComputeBenchmark {
 
   /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
   double[] pipeline(PassesKernel k, StreamPair streams, int depth) throws Exception {
+    return pipeline(k, streams, depth, Long.MAX_VALUE);
+  }
+
+  /**
+   * Copy and compute at the same time with no pipeline in between: the copy loop of {@link
+   * #pinnedPeak} on one thread and the loop of {@link #computeOnly} on another, started together.
+   * Its wall time is what the hardware gives when both run at once.
+   */
+  double concurrent(GpuKernel k, Table[] resident, Cuda.Stream stream, DeviceMemoryBuffer[] dev) {
+    return medianSeconds(
+        () -> {
+          Thread copier =
+              new Thread(
+                  () -> {
+                    for (int i = 0; i < chunks; i++) {
+                      dev[i].copyFromHostBufferAsync(
+                          0, pinned[i], dataOffset(), chunkBytes, stream);
+                    }
+                    stream.sync();
+                  });
+          copier.start();
+          for (Table t : resident) {
+            k.apply(t).close();
+          }
+          Cuda.DEFAULT_STREAM.sync();
+          try {
+            copier.join();
+          } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+          }
+        });
+  }
+
+  /** The kernel alone, one chunk at a time: synchronized and its result copied back after each. */
+  double computeEach(GpuKernel k, Table[] resident) {
+    return medianSeconds(
+        () -> {
+          for (Table t : resident) {
+            try (Table out = k.apply(t)) {
+              Cuda.DEFAULT_STREAM.sync();
+              for (int c = 0; c < out.getNumberOfColumns(); c++) {
+                out.getColumn(c).copyToHost().close();
+              }
+            }
+          }
+        });
+  }
+
+  double[] pipeline(GpuKernel k, StreamPair streams, int depth, long copyPiece) throws Exception {
     double[] busy = new double[2];
     double wall =
         median(
@@ -165,7 +215,9 @@ public final class CopyComputeBenchmark {
                 long s = System.nanoTime();
                 try (TaskLane<HostBatch, HostTable> lane =
                     p.openLane(
-                        "bench", new CudfStages(streams, k, k.outputSchema(SCHEMA)), depth)) {
+                        "bench",
+                        new CudfStages(streams, k, k.outputSchema(SCHEMA), copyPiece),
+                        depth)) {
                   int next = 0;
                   while (next < chunks || lane.pending() > 0) {
                     while (next < chunks && !lane.full()) {
@@ -185,6 +237,51 @@ public final class CopyComputeBenchmark {
               }
             });
     return new double[] {wall, busy[0], busy[1]};
+  }
+
+  /**
+   * Where the balanced and compute-bound pipelines lose time against {@code max(copy, compute)}:
+   * the hardware bound with both loops running at once and no pipeline; the kernel alone with a
+   * synchronization and a result copy after each chunk (what the pipeline's compute stage does);
+   * the pipeline with its copies cut into 8 MiB pieces; and the same kernel without host-to-device
+   * copies inside it ({@link DeviceOnlyPassesKernel}).
+   */
+  void diagnose(
+      StreamPair streams, Table[] resident, DeviceMemoryBuffer[] dev, double copy, int balanced)
+      throws Exception {
+    System.out.println(
+        "diagnostics    passes  variant                 compute_s  each_s  concurrent_s  pipe_s"
+            + "  pipe_upload_s  pipe_compute_s  pipe/ideal  conc/ideal");
+    for (int passes : new int[] {balanced, 3 * balanced}) {
+      try (DeviceOnlyPassesKernel lean = new DeviceOnlyPassesKernel(passes, rows)) {
+        GpuKernel[] kernels = {new PassesKernel(passes, 0), new PassesKernel(passes, 0), lean};
+        String[] names = {"pipeline", "pipeline 8 MiB copies", "device-only kernel"};
+        long[] pieces = {Long.MAX_VALUE, 8L << 20, Long.MAX_VALUE};
+        for (int v = 0; v < kernels.length; v++) {
+          GpuKernel k = kernels[v];
+          double compute = computeOnly(k, resident);
+          double each = computeEach(k, resident);
+          double conc = concurrent(k, resident, streams.copyStream(), dev);
+          double[] pipe = pipeline(k, streams, 8, pieces[v]);
+          double ideal = Math.max(copy, compute);
+          System.out.println(
+              String.format(
+                  Locale.ROOT,
+                  "%-14s %6d  %-22s %10.3f  %6.3f  %12.3f  %6.3f  %13.3f  %14.3f  %10.3f  %10.3f",
+                  passes == balanced ? "balanced" : "compute-bound",
+                  passes,
+                  names[v],
+                  compute,
+                  each,
+                  conc,
+                  pipe[0],
+                  pipe[1],
+                  pipe[2],
+                  pipe[0] / ideal,
+                  conc / ideal));
+        }
+      }
+    }
   }
 
   public static void main(String[] args) throws Exception {
@@ -264,6 +361,7 @@ public final class CopyComputeBenchmark {
                 uploadGbs / peak);
         System.out.println(line);
       }
+      b.diagnose(streams, resident, dev, copy, balanced);
       for (Table t : resident) {
         t.close();
       }

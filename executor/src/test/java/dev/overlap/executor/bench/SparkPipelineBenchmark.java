@@ -16,7 +16,8 @@ import org.apache.spark.sql.SparkSession;
  * each stage's busy time, the bottleneck and {@code max(stage busy) / wall}, and checks the result
  * against Spark's own CPU computation.
  *
- * <p>Usage: {@code SparkPipelineBenchmark <dir> [gigabytes=8] [passes=20] [slots=8]}
+ * <p>Usage: {@code SparkPipelineBenchmark <dir> [gigabytes=8] [passes=20] [slots=8] [runs=5]}: one
+ * warm-up run, then {@code runs} timed runs; the medians close the output.
  */
 public final class SparkPipelineBenchmark {
   public static void main(String[] args) throws Exception {
@@ -24,6 +25,7 @@ public final class SparkPipelineBenchmark {
     double gb = args.length > 1 ? Double.parseDouble(args[1]) : 8;
     int passes = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int slots = args.length > 3 ? Integer.parseInt(args[3]) : 8;
+    int runs = args.length > 4 ? Integer.parseInt(args[4]) : 5;
     long rows = (long) (gb * 1e9 / 16); // two 8-byte columns
     SparkSession spark =
         SparkSession.builder()
@@ -54,15 +56,21 @@ public final class SparkPipelineBenchmark {
     Dataset<Row> df = spark.read().parquet(path);
     System.out.println("GPU: " + GpuStatus.current());
     PassesKernel kernel = new PassesKernel(passes, df.schema().fieldIndex("x"));
-    for (int run = 0; run < 3; run++) {
+    double[] walls = new double[runs];
+    double[] efficiencies = new double[runs];
+    for (int run = 0; run <= runs; run++) {
       PipelineReport report = PipelineReport.create(spark);
       long s = System.nanoTime();
       Row r = GpuPartitions.map(df, kernel, report).selectExpr("sum(sum)", "sum(n)").first();
       long wall = System.nanoTime() - s;
+      if (run > 0) {
+        walls[run - 1] = wall / 1e9;
+        efficiencies[run - 1] = report.efficiency(wall, slots);
+      }
       System.out.printf(
           Locale.ROOT,
-          "run %d: %d rows, %d batches, %d GPU tasks, %d CPU tasks, result sum=%s n=%s%n%s",
-          run,
+          "%s: %d rows, %d batches, %d GPU tasks, %d CPU tasks, result sum=%s n=%s%n%s",
+          run == 0 ? "warm-up" : "run " + run,
           report.rowsIn(),
           report.batches(),
           report.gpuTasks(),
@@ -71,6 +79,14 @@ public final class SparkPipelineBenchmark {
           r.get(1),
           report.stageSummary(wall, slots));
     }
+    java.util.Arrays.sort(walls);
+    java.util.Arrays.sort(efficiencies);
+    System.out.printf(
+        Locale.ROOT,
+        "median of %d runs: wall %.3f s, efficiency %.3f%n",
+        runs,
+        walls[runs / 2],
+        efficiencies[runs / 2]);
     // The same sum on Spark's CPU engine, with the same 64-bit wrap-around.
     StringBuilder expr = new StringBuilder("x");
     for (int i = 0; i < passes; i++) {
