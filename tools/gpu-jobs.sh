@@ -4,9 +4,11 @@
 # `bash .gpu-bundle/recv.sh run bash tools/gpu-jobs.sh`), where spark-submit.sh finds the Spark
 # jars through jobs/target/spark-classpath.txt, written here from the bundle.
 #   tools/gpu-jobs.sh [step ...]   steps: etl etl-cpu features features-cpu compare-etl
-#                                  compare-features (default: all); TPC-H is generated first
-#                                  when missing
-#   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs)
+#                                  compare-features (default: all), and features-pageable
+#                                  (results copied back into pageable memory); TPC-H is
+#                                  generated first when missing
+#   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
+#   job's command line, e.g. "--conf spark.overlap.pinned.poolSize=32g")
 set -uo pipefail
 out="${OUT:-gpu-out}"
 scale="${SCALE:-10}"
@@ -24,6 +26,8 @@ run() {
   shift
   local s rc
   s=$(date +%s%N)
+  # shellcheck disable=SC2086 # EXTRA_ARGS is split into words on purpose
+  set -- "$@" ${EXTRA_ARGS:-}
   ./spark-submit.sh "$@" >"$out/$name.log" 2>&1
   rc=$?
   echo "$name: rc=$rc, $((($(date +%s%N) - s) / 1000000)) ms: ./spark-submit.sh $*" | tee -a "$out/summary.txt"
@@ -45,6 +49,7 @@ for step in "${steps[@]}"; do
     etl) run etl-gpu etl --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
     etl-cpu) run etl-cpu etl --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
+    features-pageable) run features-pageable features --input "$data/lineitem" --output /tmp/out-features-pageable --overwrite "${mem[@]}" --conf spark.overlap.results.pinned=false ;;
     features-cpu) run features-cpu features --input "$data/lineitem" --output /tmp/out-features-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     compare-etl)
       cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-cpu/q1 l_returnflag,l_linestatus

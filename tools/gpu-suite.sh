@@ -22,7 +22,7 @@ for s in "${steps[@]}"; do
       rc=$((rc | PIPESTATUS[0])) ;;
     spark)
       bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.SparkPipelineBenchmark /tmp/overlap-bench \
-        "${SPARK_GB:-8}" "${PASSES:-6}" "${SLOTS:-8}" 2>&1 | grep -v ' INFO ' | tee "$out/spark-bench.log" | tail -45
+        "${SPARK_GB:-16}" "${PASSES:-6}" "${SLOTS:-8}" 2>&1 | grep -v ' INFO ' | tee "$out/spark-bench.log" | tail -45
       rc=$((rc | PIPESTATUS[0])) ;;
     *) echo "unknown step $s" >&2; exit 2 ;;
   esac

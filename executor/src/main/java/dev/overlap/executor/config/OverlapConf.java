@@ -52,7 +52,10 @@ public final class OverlapConf {
           .doc(
               "Size of cuDF's pinned host memory pool when this plugin initializes it. 0 derives it:"
                   + " the staging buffers plus spark.overlap.prefetch.maxBytes for results coming"
-                  + " back. Ignored when the pool already exists.")
+                  + " back. Results that do not fit come back through pageable memory, several"
+                  + " times slower; raise it for kernels with wide results, bearing in mind that"
+                  + " pinning is paid at executor start (about 17 s for 32g on an H200 host)."
+                  + " Ignored when the pool already exists.")
           .startupOnly()
           .bytesConf("0", 0);
 
@@ -102,6 +105,14 @@ public final class OverlapConf {
                   + " a batch ends early when a string column outgrows its share.")
           .intConf(32, 1, 1 << 20);
 
+  public static final ConfigEntry<Boolean> RESULTS_PINNED =
+      ConfigEntry.builder(PREFIX + "results.pinned")
+          .doc(
+              "Copy kernel results back into the pinned pool (falling back to pageable memory when"
+                  + " it is full). Pinned memory makes the copy back several times faster; false"
+                  + " keeps the pool for staging alone.")
+          .booleanConf(true);
+
   /** Every key, in the order the docs list them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -114,7 +125,8 @@ public final class OverlapConf {
           PREFETCH_MAX_BYTES,
           PREFETCH_BATCHES_PER_TASK,
           BATCH_MAX_ROWS,
-          STRING_BYTES_PER_ROW);
+          STRING_BYTES_PER_ROW,
+          RESULTS_PINNED);
 
   private final Map<ConfigEntry<?>, Object> values;
 

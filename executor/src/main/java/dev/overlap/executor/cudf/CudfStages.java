@@ -2,8 +2,11 @@ package dev.overlap.executor.cudf;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.DefaultHostMemoryAllocator;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.HostColumnVector;
+import ai.rapids.cudf.HostMemoryAllocator;
+import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.pipeline.BatchStages;
@@ -21,38 +24,73 @@ import org.apache.spark.sql.types.StructType;
  * then waits for batch {@code n-1}'s copies (issued by the previous upload, of any task) before it
  * returns. The copy engine therefore always has the next copy queued when one finishes, and no host
  * round trip sits between two copies. The compute stage waits for its own batch's event before the
- * kernel. Compute and download synchronize their streams before returning, so the pipeline may free
- * their inputs.
+ * kernel and synchronizes its stream after it (unless {@link Options#asyncCompute}); the {@link
+ * DeviceResult} it hands on keeps the input batch until the kernel's event, so no memory a kernel
+ * reads is freed early. Download waits for that event, copies the results back (into the pinned
+ * pool while it has room) and synchronizes its stream before returning.
  */
-public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Table, HostTable> {
+public final class CudfStages
+    implements BatchStages<HostBatch, DeviceBatch, DeviceResult, HostTable> {
+  /**
+   * Results come back into the pinned pool while it has room (a device-to-host copy into pageable
+   * memory runs at a fraction of the speed and holds the download thread), else into pageable
+   * memory.
+   */
+  private static final HostMemoryAllocator PINNED_FIRST =
+      new HostMemoryAllocator() {
+        @Override
+        public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
+          return DefaultHostMemoryAllocator.get().allocate(bytes, true);
+        }
+
+        @Override
+        public HostMemoryBuffer allocate(long bytes) {
+          return allocate(bytes, true);
+        }
+      };
+
+  /**
+   * How the stages work.
+   *
+   * @param copyPieceBytes the largest single host-to-device copy; a longer region is copied in
+   *     pieces of this size, one async copy each
+   * @param asyncCompute when true the compute stage waits for a batch's copies on the device and
+   *     returns as soon as the kernel's work is queued; the download stage waits for it on the host
+   * @param pinnedResults copy results back into the pinned pool while it has room
+   */
+  public record Options(long copyPieceBytes, boolean asyncCompute, boolean pinnedResults) {
+    public Options {
+      if (copyPieceBytes <= 0) {
+        throw new IllegalArgumentException("copyPieceBytes must be positive: " + copyPieceBytes);
+      }
+    }
+
+    public static Options defaults() {
+      return new Options(Long.MAX_VALUE, false, true);
+    }
+  }
+
   private final StreamPair streams;
   private final GpuKernel kernel;
   private final StructType outputSchema;
-  private final long copyPieceBytes;
+  private final Options options;
 
   public CudfStages(StreamPair streams, GpuKernel kernel, StructType outputSchema) {
-    this(streams, kernel, outputSchema, Long.MAX_VALUE);
+    this(streams, kernel, outputSchema, Options.defaults());
   }
 
-  /**
-   * @param copyPieceBytes the largest single host-to-device copy; a longer region is copied in
-   *     pieces of this size, one async copy each
-   */
   public CudfStages(
-      StreamPair streams, GpuKernel kernel, StructType outputSchema, long copyPieceBytes) {
-    if (copyPieceBytes <= 0) {
-      throw new IllegalArgumentException("copyPieceBytes must be positive: " + copyPieceBytes);
-    }
+      StreamPair streams, GpuKernel kernel, StructType outputSchema, Options options) {
     this.streams = streams;
     this.kernel = kernel;
     this.outputSchema = outputSchema;
-    this.copyPieceBytes = copyPieceBytes;
+    this.options = options;
   }
 
   private void copy(
       DeviceMemoryBuffer dst, long dstAt, HostBatch h, long srcAt, long len, Cuda.Stream stream) {
-    for (long done = 0; done < len; done += copyPieceBytes) {
-      long n = Math.min(copyPieceBytes, len - done);
+    for (long done = 0; done < len; done += options.copyPieceBytes()) {
+      long n = Math.min(options.copyPieceBytes(), len - done);
       dst.copyFromHostBufferAsync(dstAt + done, h.staging(), srcAt + done, n, stream);
     }
   }
@@ -124,8 +162,12 @@ public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Tab
   }
 
   @Override
-  public Table compute(DeviceBatch batch) {
-    batch.awaitCopied();
+  public DeviceResult compute(DeviceBatch batch) {
+    if (options.asyncCompute()) {
+      batch.streamWaitsForCopies(Cuda.DEFAULT_STREAM);
+    } else {
+      batch.awaitCopied();
+    }
     Table input = batch.table();
     Table out = kernel.apply(input);
     if (out == null) {
@@ -139,19 +181,38 @@ public final class CudfStages implements BatchStages<HostBatch, DeviceBatch, Tab
       }
       out = new Table(cols);
     }
-    // Kernels ran on this thread's per-thread default stream: finish them before the download
-    // thread reads the output.
-    Cuda.DEFAULT_STREAM.sync();
-    return out;
+    Cuda.Event computed;
+    try {
+      if (!options.asyncCompute()) {
+        // Kernels ran on this thread's per-thread default stream: finish them here.
+        Cuda.DEFAULT_STREAM.sync();
+      }
+      computed = new Cuda.Event();
+    } catch (RuntimeException e) {
+      throw Closing.after(e, List.of(out));
+    }
+    try {
+      computed.record(Cuda.DEFAULT_STREAM);
+    } catch (RuntimeException e) {
+      throw Closing.after(e, List.of(out, computed));
+    }
+    // The input stays referenced until the kernel's work is done (DeviceResult.close).
+    return new DeviceResult(out, computed, batch.retain());
   }
 
   @Override
-  public HostTable download(Table out) {
+  public HostTable download(DeviceResult result) {
+    result.awaitComputed();
+    Table out = result.output();
     Cuda.Stream stream = streams.downloadStream();
     HostColumnVector[] host = new HostColumnVector[out.getNumberOfColumns()];
     try {
       for (int i = 0; i < host.length; i++) {
-        host[i] = out.getColumn(i).copyToHostAsync(stream);
+        host[i] =
+            out.getColumn(i)
+                .copyToHostAsync(
+                    stream,
+                    options.pinnedResults() ? PINNED_FIRST : DefaultHostMemoryAllocator.get());
       }
       stream.sync();
     } catch (RuntimeException e) {

@@ -18,7 +18,7 @@ public final class DeviceBatch implements AutoCloseable {
   private final Table table;
   private final Cuda.Event copied;
   private HostBatch host;
-  private boolean closed;
+  private int refs = 1;
   private long copiedAtNanos;
 
   /** Takes ownership of all three. */
@@ -26,6 +26,20 @@ public final class DeviceBatch implements AutoCloseable {
     this.table = table;
     this.copied = copied;
     this.host = host;
+  }
+
+  /** Another owner: the batch is freed when every owner has closed it. */
+  public synchronized DeviceBatch retain() {
+    if (refs <= 0) {
+      throw new IllegalStateException("DeviceBatch already closed");
+    }
+    refs++;
+    return this;
+  }
+
+  /** Makes {@code stream} wait, on the device, for this batch's copies; the host does not wait. */
+  public void streamWaitsForCopies(Cuda.Stream stream) {
+    stream.waitOn(copied);
   }
 
   /** The columns; only valid to read after {@link #awaitCopied}. */
@@ -45,15 +59,18 @@ public final class DeviceBatch implements AutoCloseable {
     return copiedAtNanos;
   }
 
+  /** Drops one owner; the last one waits for the copies and frees the columns and the event. */
   @Override
   public synchronized void close() {
-    if (closed) {
+    if (refs <= 0) {
       throw new IllegalStateException("DeviceBatch closed twice");
+    }
+    if (--refs > 0) {
+      return;
     }
     try {
       awaitCopied();
     } finally {
-      closed = true;
       try {
         table.close();
       } finally {

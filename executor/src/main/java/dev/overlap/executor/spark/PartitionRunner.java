@@ -293,7 +293,12 @@ public final class PartitionRunner implements Serializable {
           gpu.pipeline()
               .openLane(
                   name,
-                  new CudfStages(gpu.streams(), kernel, outSchema),
+                  new CudfStages(
+                      gpu.streams(),
+                      kernel,
+                      outSchema,
+                      new CudfStages.Options(
+                          Long.MAX_VALUE, false, job.get(OverlapConf.RESULTS_PINNED))),
                   job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK));
       if (ctx != null) {
         // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.

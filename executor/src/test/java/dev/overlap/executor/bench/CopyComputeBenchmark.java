@@ -151,7 +151,7 @@ public final class CopyComputeBenchmark {
 
   /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
   double[] pipeline(PassesKernel k, StreamPair streams, int depth) throws Exception {
-    return pipeline(k, streams, depth, Long.MAX_VALUE);
+    return pipeline(k, streams, depth, Long.MAX_VALUE, false);
   }
 
   /**
@@ -199,7 +199,9 @@ public final class CopyComputeBenchmark {
         });
   }
 
-  double[] pipeline(GpuKernel k, StreamPair streams, int depth, long copyPiece) throws Exception {
+  double[] pipeline(
+      GpuKernel k, StreamPair streams, int depth, long copyPiece, boolean asyncCompute)
+      throws Exception {
     double[] busy = new double[2];
     double wall =
         median(
@@ -216,7 +218,11 @@ public final class CopyComputeBenchmark {
                 try (TaskLane<HostBatch, HostTable> lane =
                     p.openLane(
                         "bench",
-                        new CudfStages(streams, k, k.outputSchema(SCHEMA), copyPiece),
+                        new CudfStages(
+                            streams,
+                            k,
+                            k.outputSchema(SCHEMA),
+                            new CudfStages.Options(copyPiece, asyncCompute, true)),
                         depth)) {
                   int next = 0;
                   while (next < chunks || lane.pending() > 0) {
@@ -243,8 +249,9 @@ public final class CopyComputeBenchmark {
    * Where the balanced and compute-bound pipelines lose time against {@code max(copy, compute)}:
    * the hardware bound with both loops running at once and no pipeline; the kernel alone with a
    * synchronization and a result copy after each chunk (what the pipeline's compute stage does);
-   * the pipeline with its copies cut into 8 MiB pieces; and the same kernel without host-to-device
-   * copies inside it ({@link DeviceOnlyPassesKernel}).
+   * the pipeline with its copies cut into 8 MiB pieces; the same kernel without host-to-device
+   * copies inside it ({@link DeviceOnlyPassesKernel}); and the compute stage that does not wait on
+   * the host, with both kernels.
    */
   void diagnose(
       StreamPair streams, Table[] resident, DeviceMemoryBuffer[] dev, double copy, int balanced)
@@ -254,15 +261,23 @@ public final class CopyComputeBenchmark {
             + "  pipe_upload_s  pipe_compute_s  pipe/ideal  conc/ideal");
     for (int passes : new int[] {balanced, 3 * balanced}) {
       try (DeviceOnlyPassesKernel lean = new DeviceOnlyPassesKernel(passes, rows)) {
-        GpuKernel[] kernels = {new PassesKernel(passes, 0), new PassesKernel(passes, 0), lean};
-        String[] names = {"pipeline", "pipeline 8 MiB copies", "device-only kernel"};
-        long[] pieces = {Long.MAX_VALUE, 8L << 20, Long.MAX_VALUE};
+        PassesKernel plain = new PassesKernel(passes, 0);
+        GpuKernel[] kernels = {plain, plain, lean, plain, lean};
+        String[] names = {
+          "pipeline",
+          "pipeline 8 MiB copies",
+          "device-only kernel",
+          "async compute",
+          "async, device-only"
+        };
+        long[] pieces = {Long.MAX_VALUE, 8L << 20, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
+        boolean[] async = {false, false, false, true, true};
         for (int v = 0; v < kernels.length; v++) {
           GpuKernel k = kernels[v];
           double compute = computeOnly(k, resident);
           double each = computeEach(k, resident);
           double conc = concurrent(k, resident, streams.copyStream(), dev);
-          double[] pipe = pipeline(k, streams, 8, pieces[v]);
+          double[] pipe = pipeline(k, streams, 8, pieces[v], async[v]);
           double ideal = Math.max(copy, compute);
           System.out.println(
               String.format(

@@ -4,6 +4,7 @@ import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
+import dev.overlap.executor.pipeline.Stage
 import dev.overlap.executor.testing.{AllTypesKernel, NoCpuKernel, TestData}
 import org.apache.spark.SparkException
 import org.apache.spark.sql.SparkSession
@@ -87,6 +88,29 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(msg.contains("spark.overlap.noGpu.mode=FAIL forbids the CPU path"), msg)
     } finally spark.conf.unset("spark.overlap.noGpu.mode")
     assert(GpuPartitions.map(TestData.frame(spark, 10, 1), new AllTypesKernel).count() == 10)
+  }
+
+  test("a report names the busiest stage, its share of the wall and the task threads' waits") {
+    val report = PipelineReport.create(spark)
+    val secs = (s: Double) => java.lang.Long.valueOf((s * 1e9).toLong)
+    val busy = Map(
+      Stage.PACK -> secs(8),
+      Stage.UPLOAD -> secs(1),
+      Stage.COMPUTE -> secs(3),
+      Stage.DOWNLOAD -> secs(0.5)
+    ).asJava
+    report.addTask(true, 10, 10, 2, 100, busy, (4 * 1e9).toLong, (2 * 1e9).toLong)
+    val wall = (4 * 1e9).toLong
+    // Packing ran on 4 threads: 2 s each, less than compute's 3 s.
+    assert(report.bottleneck(4) == Stage.COMPUTE)
+    assert(math.abs(report.efficiency(wall, 4) - 0.75) < 1e-9)
+    // On one thread packing is the busiest, 8 s of a 4 s wall.
+    assert(report.bottleneck(1) == Stage.PACK)
+    assert(math.abs(report.efficiency(wall, 1) - 2.0) < 1e-9)
+    val summary = report.stageSummary(wall, 4)
+    assert(summary.contains("bottleneck: compute"), summary)
+    assert(summary.contains("1.000 s waiting for a staging buffer, 0.500 s for GPU results"), summary)
+    assert(report.stagingWaitNanos == (4 * 1e9).toLong && report.resultWaitNanos == (2 * 1e9).toLong)
   }
 
   test("a bad per-job value fails the map call, naming the key") {

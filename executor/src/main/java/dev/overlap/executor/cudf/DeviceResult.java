@@ -1,0 +1,54 @@
+package dev.overlap.executor.cudf;
+
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.Table;
+import dev.overlap.executor.pipeline.Closing;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A kernel's output on the device, which the compute stream may still be producing: the output
+ * table, the event recorded after the kernel's work, and the input batch, kept until that event so
+ * the kernel never reads freed memory.
+ *
+ * <p>{@link #awaitComputed} blocks until the kernel's work is done. {@link #close} waits for it
+ * too, so a result dropped early never frees memory a kernel is still using.
+ */
+public final class DeviceResult implements AutoCloseable {
+  private final Table output;
+  private final Cuda.Event computed;
+  private final DeviceBatch input;
+  private boolean closed;
+
+  /** Takes ownership of all three. */
+  DeviceResult(Table output, Cuda.Event computed, DeviceBatch input) {
+    this.output = output;
+    this.computed = computed;
+    this.input = input;
+  }
+
+  /** Waits for the kernel's work on the device; the output may be read afterwards. */
+  public void awaitComputed() {
+    computed.sync();
+  }
+
+  /** The output; only valid to read after {@link #awaitComputed}. */
+  public Table output() {
+    return output;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      throw new IllegalStateException("DeviceResult closed twice");
+    }
+    closed = true;
+    List<AutoCloseable> all = new ArrayList<>(List.of(output, input, computed));
+    try {
+      computed.sync();
+    } catch (RuntimeException e) {
+      throw Closing.after(e, all);
+    }
+    Closing.all(all);
+  }
+}
