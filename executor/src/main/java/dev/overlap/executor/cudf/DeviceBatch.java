@@ -42,7 +42,10 @@ public final class DeviceBatch implements AutoCloseable {
     stream.waitOn(copied);
   }
 
-  /** The columns; only valid to read after {@link #awaitCopied}. */
+  /**
+   * The columns; only valid to read after {@link #awaitCopied}, or from work queued on a stream
+   * after {@link #streamWaitsForCopies}.
+   */
   public Table table() {
     return table;
   }
