@@ -35,12 +35,21 @@ public final class HostBatchWriter {
   private int rows;
   private long[] nullCounts;
   private long[] stringBytes;
+  // Per string column: the values fitStrings read, for copyStrings to write without reading again.
+  private final UTF8String[][] fitted;
+  // Per string column: values decoded from a dictionary in this call, by id (see decoded()).
+  private final UTF8String[][] dictValues;
+  private final int[][] dictStamps;
+  private int generation;
 
   public HostBatchWriter(StructType schema, BatchLayout layout) {
     this.schema = schema;
     this.layout = layout;
     int n = layout.columns();
     dtypes = new DType[n];
+    fitted = new UTF8String[n][];
+    dictValues = new UTF8String[n][];
+    dictStamps = new int[n][];
     precision = new int[n];
     scale = new int[n];
     for (int c = 0; c < n; c++) {
@@ -220,7 +229,9 @@ public final class HostBatchWriter {
       return 0;
     }
     for (int c = 0; c < layout.columns(); c++) {
-      if (!copyBulk(c, batch.column(c), start, take)) {
+      if (layout.type(c).isString()) {
+        copyStrings(c, take);
+      } else if (!copyBulk(c, batch.column(c), start, take)) {
         for (int i = 0; i < take; i++) {
           writeValue(c, batch.getRow(start + i), rows + i);
         }
@@ -230,21 +241,85 @@ public final class HostBatchWriter {
     return take;
   }
 
+  /**
+   * Reads up to {@code take} values of string column {@code c} into {@link #fitted} (null for a
+   * null), stopping at the first that does not fit the column's share of the buffer.
+   *
+   * @return how many fit
+   */
   private int fitStrings(int c, ColumnVector v, int start, int take) {
+    if (fitted[c] == null || fitted[c].length < take) {
+      fitted[c] = new UTF8String[Math.max(take, 1024)];
+    }
+    UTF8String[] vals = fitted[c];
+    // A dictionary-encoded vector copies a value's bytes out of the dictionary on every read:
+    // decode each id once per call (the dictionary may change with the next batch).
+    WritableColumnVector ids =
+        v instanceof WritableColumnVector w && w.hasDictionary() ? w.getDictionaryIds() : null;
+    generation++;
     long room = layout.dataCapacity[c] - stringBytes[c];
     for (int i = 0; i < take; i++) {
-      if (!v.isNullAt(start + i)) {
-        int len = v.getUTF8String(start + i).numBytes();
-        room -= len;
-        if (room < 0) {
-          if (rows == 0 && i == 0) {
-            throw tooLarge(c, len);
-          }
-          return i;
-        }
+      if (v.isNullAt(start + i)) {
+        vals[i] = null;
+        continue;
       }
+      UTF8String s =
+          ids == null
+              ? v.getUTF8String(start + i)
+              : decoded(c, v, ids.getDictId(start + i), i + start);
+      int len = s.numBytes();
+      room -= len;
+      if (room < 0) {
+        if (rows == 0 && i == 0) {
+          throw tooLarge(c, len);
+        }
+        return i;
+      }
+      vals[i] = s;
     }
     return take;
+  }
+
+  /** Dictionary ids below this are decoded once per call; larger ones on every read. */
+  private static final int DICTIONARY_CACHE_IDS = 1 << 16;
+
+  private UTF8String decoded(int c, ColumnVector v, int id, int row) {
+    if (id < 0 || id >= DICTIONARY_CACHE_IDS) {
+      return v.getUTF8String(row);
+    }
+    if (dictValues[c] == null || dictValues[c].length <= id) {
+      int size = Math.min(DICTIONARY_CACHE_IDS, Math.max(id + 1, 2 * lengthOf(dictValues[c])));
+      dictValues[c] =
+          java.util.Arrays.copyOf(
+              dictValues[c] == null ? new UTF8String[0] : dictValues[c], Math.max(size, 64));
+      dictStamps[c] =
+          java.util.Arrays.copyOf(
+              dictStamps[c] == null ? new int[0] : dictStamps[c], dictValues[c].length);
+    }
+    if (dictStamps[c][id] != generation) {
+      dictValues[c][id] = v.getUTF8String(row);
+      dictStamps[c][id] = generation;
+    }
+    return dictValues[c][id];
+  }
+
+  private static int lengthOf(Object[] a) {
+    return a == null ? 0 : a.length;
+  }
+
+  /** Writes the first {@code take} values {@link #fitStrings} read for column {@code c}. */
+  private void copyStrings(int c, int take) {
+    UTF8String[] vals = fitted[c];
+    for (int i = 0; i < take; i++) {
+      UTF8String s = vals[i];
+      vals[i] = null; // the values may point into the source batch, which the reader reuses
+      if (s == null) {
+        setNull(c, rows + i);
+        Platform.putInt(null, offsetAddress(c, rows + i + 1), (int) stringBytes[c]);
+      } else {
+        putString(c, rows + i, s);
+      }
+    }
   }
 
   /**

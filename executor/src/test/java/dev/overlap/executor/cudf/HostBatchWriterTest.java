@@ -202,6 +202,75 @@ class HostBatchWriterTest {
     assertRowsEqual(expected, actual);
   }
 
+  /** Strings from a dictionary: each id's bytes, as Parquet's reader hands them over. */
+  private static org.apache.spark.sql.execution.vectorized.Dictionary dictionary(String... words) {
+    return new org.apache.spark.sql.execution.vectorized.Dictionary() {
+      @Override
+      public byte[] decodeToBinary(int id) {
+        return words[id].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      }
+
+      @Override
+      public int decodeToInt(int id) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public long decodeToLong(int id) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public float decodeToFloat(int id) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public double decodeToDouble(int id) {
+        throw new UnsupportedOperationException();
+      }
+    };
+  }
+
+  @Test
+  void dictionaryEncodedStringsPackTheirOwnBatchsValues() {
+    StructType schema = new StructType(new StructField[] {field("s", DataTypes.StringType)});
+    BatchLayout layout = new BatchLayout(new ColumnType[] {ColumnType.STRING}, 1 << 20, 1000, 32);
+    HostBatchWriter w = new HostBatchWriter(schema, layout);
+    // Two source batches with the same ids but different dictionaries (as two row groups have):
+    // a value decoded for the first must not be reused for the second.
+    String[][] dicts = {{"AIR", "MAIL", "SHIP"}, {"TRUCK", "RAIL", "FOB"}};
+    int n = 50;
+    List<String> expected = new ArrayList<>();
+    List<String> actual = new ArrayList<>();
+    w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+    for (String[] words : dicts) {
+      OnHeapColumnVector v = new OnHeapColumnVector(n, DataTypes.StringType);
+      v.setDictionary(dictionary(words));
+      var ids = v.reserveDictionaryIds(n);
+      for (int i = 0; i < n; i++) {
+        if (i % 9 == 4) {
+          v.putNull(i);
+          ids.putInt(i, 99); // a null's id may be anything
+          expected.add(null);
+        } else {
+          ids.putInt(i, (i * 7) % words.length);
+          expected.add(words[(i * 7) % words.length]);
+        }
+      }
+      try (ColumnarBatch cb = new ColumnarBatch(new OnHeapColumnVector[] {v}, n)) {
+        assertEquals(n, w.appendColumns(cb, 0, n));
+      }
+    }
+    try (HostBatch b = w.finish();
+        HostColumnVector col = b.toHostColumns()[0]) {
+      for (int i = 0; i < col.getRowCount(); i++) {
+        actual.add(col.isNull(i) ? null : col.getJavaString(i));
+      }
+    }
+    assertEquals(expected, actual);
+  }
+
   @Test
   void aBatchEndsWhenAStringColumnOutgrowsItsShare() {
     StructType schema = new StructType(new StructField[] {field("s", DataTypes.StringType)});
