@@ -108,9 +108,11 @@ public final class OverlapConf {
   public static final ConfigEntry<Boolean> RESULTS_PINNED =
       ConfigEntry.builder(PREFIX + "results.pinned")
           .doc(
-              "Copy kernel results back into the pinned pool (falling back to pageable memory when"
-                  + " it is full). Pinned memory makes the copy back several times faster; false"
-                  + " keeps the pool for staging alone.")
+              "Copy kernel results back into the pinned pool, falling back to pageable memory when"
+                  + " it is full: cuDF's pool logs an error line when it refuses an allocation, and"
+                  + " the rest of that batch's results then go to pageable memory. Pinned memory"
+                  + " makes the copy back many times faster; false copies results into pageable"
+                  + " memory and keeps the pool for staging alone.")
           .booleanConf(true);
 
   /** Every key, in the order the docs list them. */

@@ -2,11 +2,11 @@ package dev.overlap.executor.cudf;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
-import ai.rapids.cudf.DefaultHostMemoryAllocator;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryAllocator;
 import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.pipeline.BatchStages;
@@ -32,20 +32,43 @@ import org.apache.spark.sql.types.StructType;
 public final class CudfStages
     implements BatchStages<HostBatch, DeviceBatch, DeviceResult, HostTable> {
   /**
-   * Results come back into the pinned pool while it has room (a device-to-host copy into pageable
-   * memory runs at a fraction of the speed and holds the download thread), else into pageable
-   * memory.
+   * One batch's results come back into the pinned pool while it has room (a device-to-host copy
+   * into pageable memory runs at a fraction of the speed and holds the download thread), else into
+   * pageable memory. After the pool refuses one allocation, the rest of the batch goes to pageable
+   * memory without asking again: cuDF's pool logs an error line for every refusal.
    */
-  private static final HostMemoryAllocator PINNED_FIRST =
+  private static final class PinnedFirst implements HostMemoryAllocator {
+    private boolean refused;
+
+    @Override
+    public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
+      if (!refused) {
+        HostMemoryBuffer b = PinnedMemoryPool.tryAllocate(bytes);
+        if (b != null) {
+          return b;
+        }
+        refused = true;
+      }
+      return HostMemoryBuffer.allocate(bytes, false);
+    }
+
+    @Override
+    public HostMemoryBuffer allocate(long bytes) {
+      return allocate(bytes, true);
+    }
+  }
+
+  /** Results come back into pageable memory, leaving the pinned pool alone. */
+  private static final HostMemoryAllocator PAGEABLE =
       new HostMemoryAllocator() {
         @Override
         public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
-          return DefaultHostMemoryAllocator.get().allocate(bytes, true);
+          return HostMemoryBuffer.allocate(bytes, false);
         }
 
         @Override
         public HostMemoryBuffer allocate(long bytes) {
-          return allocate(bytes, true);
+          return allocate(bytes, false);
         }
       };
 
@@ -206,13 +229,10 @@ public final class CudfStages
     Table out = result.output();
     Cuda.Stream stream = streams.downloadStream();
     HostColumnVector[] host = new HostColumnVector[out.getNumberOfColumns()];
+    HostMemoryAllocator allocator = options.pinnedResults() ? new PinnedFirst() : PAGEABLE;
     try {
       for (int i = 0; i < host.length; i++) {
-        host[i] =
-            out.getColumn(i)
-                .copyToHostAsync(
-                    stream,
-                    options.pinnedResults() ? PINNED_FIRST : DefaultHostMemoryAllocator.get());
+        host[i] = out.getColumn(i).copyToHostAsync(stream, allocator);
       }
       stream.sync();
     } catch (RuntimeException e) {
