@@ -256,7 +256,14 @@ public final class HostBatchWriter {
     // decode each id once per call (the dictionary may change with the next batch).
     WritableColumnVector ids =
         v instanceof WritableColumnVector w && w.hasDictionary() ? w.getDictionaryIds() : null;
-    generation++;
+    if (++generation == 0) { // wrapped: no stamp may look current
+      generation = 1;
+      for (int[] stamps : dictStamps) {
+        if (stamps != null) {
+          java.util.Arrays.fill(stamps, 0);
+        }
+      }
+    }
     long room = layout.dataCapacity[c] - stringBytes[c];
     for (int i = 0; i < take; i++) {
       if (v.isNullAt(start + i)) {
