@@ -27,8 +27,10 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * packing. Medians of {@code runs} timed runs after one warm-up.
  *
  * <p>Usage: {@code PackingBenchmark <parquet path> [columns=all, comma-separated] [slots=4]
- * [runs=5] [bufferMiB=64]}. When the path does not exist, it is first written with 50 M rows of
- * {@link SparkPipelineBenchmark}'s two columns (a bigint and a double, uncompressed).
+ * [runs=5] [bufferMiB=64] [input=columnar|rows]}; {@code rows} reads Spark's rows (the path taken
+ * when the plan above the scan is not a plain columnar scan) and packs them row by row. When the
+ * path does not exist, it is first written with 50 M rows of {@link SparkPipelineBenchmark}'s two
+ * columns (a bigint and a double, uncompressed).
  */
 public final class PackingBenchmark {
   public static void main(String[] args) throws Exception {
@@ -37,6 +39,7 @@ public final class PackingBenchmark {
     int slots = args.length > 2 ? Integer.parseInt(args[2]) : 4;
     int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
     long bufferBytes = (args.length > 4 ? Long.parseLong(args[4]) : 64) << 20;
+    boolean byRows = args.length > 5 && args[5].equals("rows");
     SparkSession spark =
         SparkSession.builder()
             .master("local[" + slots + "]")
@@ -73,13 +76,32 @@ public final class PackingBenchmark {
     long packed = 0;
     for (int r = 0; r <= runs; r++) {
       long s = System.nanoTime();
-      JavaRDD<ColumnarBatch> batches = scan.executeColumnar().toJavaRDD();
-      rows = batches.map(ColumnarBatch::numRows).fold(0, Integer::sum);
+      if (byRows) {
+        // Touch every value, as packing does, so the read is not left lazy.
+        rows =
+            df.queryExecution()
+                .toRdd()
+                .toJavaRDD()
+                .map(row -> row.copy() != null ? 1L : 0L)
+                .fold(0L, Long::sum);
+      } else {
+        JavaRDD<ColumnarBatch> batches = scan.executeColumnar().toJavaRDD();
+        rows = batches.map(ColumnarBatch::numRows).fold(0, Integer::sum);
+      }
       double d = (System.nanoTime() - s) / 1e9;
       s = System.nanoTime();
-      JavaRDD<ColumnarBatch> again = scan.executeColumnar().toJavaRDD();
-      packed =
-          again.mapPartitions(it -> packAll(it, schema, types, bufferBytes)).fold(0L, Long::sum);
+      if (byRows) {
+        packed =
+            df.queryExecution()
+                .toRdd()
+                .toJavaRDD()
+                .mapPartitions(it -> packRows(it, schema, types, bufferBytes))
+                .fold(0L, Long::sum);
+      } else {
+        JavaRDD<ColumnarBatch> again = scan.executeColumnar().toJavaRDD();
+        packed =
+            again.mapPartitions(it -> packAll(it, schema, types, bufferBytes)).fold(0L, Long::sum);
+      }
       double p = (System.nanoTime() - s) / 1e9;
       if (packed != rows) {
         throw new IllegalStateException("packed " + packed + " rows of " + rows);
@@ -158,6 +180,35 @@ public final class PackingBenchmark {
     List<Long> out = new ArrayList<>();
     out.add(rows);
     return out.iterator();
+  }
+
+  /** Packs a partition's rows into its thread's staging buffer, row by row; returns the rows. */
+  private static Iterator<Long> packRows(
+      Iterator<org.apache.spark.sql.catalyst.InternalRow> it,
+      StructType schema,
+      ColumnType[] types,
+      long bufferBytes) {
+    BatchLayout layout = new BatchLayout(types, bufferBytes, Integer.MAX_VALUE - 1, 32);
+    HostBatchWriter writer = new HostBatchWriter(schema, layout);
+    HostMemoryBuffer buf = staging(bufferBytes);
+    long rows = 0;
+    boolean open = false;
+    while (it.hasNext()) {
+      org.apache.spark.sql.catalyst.InternalRow row = it.next();
+      if (!open) {
+        writer.begin(buf, () -> {});
+        open = true;
+      }
+      if (!writer.append(row)) {
+        rows += finish(writer);
+        writer.begin(buf, () -> {});
+        writer.append(row);
+      }
+    }
+    if (open) {
+      rows += finish(writer);
+    }
+    return List.of(rows).iterator();
   }
 
   private static long finish(HostBatchWriter writer) {

@@ -132,13 +132,29 @@ class HostBatchWriterTest {
 
   @Test
   void rowsOfEveryTypeWithNullsRoundTrip() {
+    rowsRoundTrip(false);
+  }
+
+  /** Spark's own row format (what a scan or a projection hands over), read without objects. */
+  @Test
+  void unsafeRowsOfEveryTypeWithNullsRoundTrip() {
+    rowsRoundTrip(true);
+  }
+
+  private void rowsRoundTrip(boolean unsafe) {
     BatchLayout layout = new BatchLayout(types(), 1 << 20, 1000, 32);
     HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
     w.begin(buffer(layout.totalBytes), released::incrementAndGet);
     List<Object[]> expected = new ArrayList<>();
+    var toUnsafe = org.apache.spark.sql.catalyst.expressions.UnsafeProjection.create(ALL_TYPES);
     for (int i = 0; i < 300; i++) {
       Object[] v = values(i);
-      assertTrue(w.append(new GenericInternalRow(v)));
+      InternalRow row = new GenericInternalRow(v);
+      if (unsafe) {
+        row = toUnsafe.apply(row);
+        assertTrue(row instanceof org.apache.spark.sql.catalyst.expressions.UnsafeRow);
+      }
+      assertTrue(w.append(row));
       expected.add(v);
     }
     try (HostBatch batch = w.finish()) {
