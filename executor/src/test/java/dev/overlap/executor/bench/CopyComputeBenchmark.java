@@ -157,7 +157,9 @@ public final class CopyComputeBenchmark {
   /**
    * Copy and compute at the same time with no pipeline in between: the copy loop of {@link
    * #pinnedPeak} on one thread and the loop of {@link #computeOnly} on another, started together.
-   * Its wall time is what the hardware gives when both run at once.
+   * Its wall time is what the hardware gives when both run at once. The copies rewrite the resident
+   * chunks with the bytes they already hold (the same pinned sources), so the kernels' results do
+   * not change.
    */
   double concurrent(GpuKernel k, Table[] resident, Cuda.Stream stream, DeviceMemoryBuffer[] dev) {
     return medianSeconds(
