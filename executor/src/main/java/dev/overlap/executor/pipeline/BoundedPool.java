@@ -48,10 +48,6 @@ public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable
     notifyAll();
   }
 
-  public int capacity() {
-    return all.size();
-  }
-
   public synchronized int available() {
     return free.size();
   }
