@@ -1,9 +1,6 @@
 package dev.overlap.executor.bench;
 
-import ai.rapids.cudf.BinaryOp;
-import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
-import ai.rapids.cudf.DType;
 import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
@@ -48,30 +45,7 @@ final class DeviceOnlyPassesKernel implements GpuKernel, AutoCloseable {
 
   @Override
   public Table apply(Table input) {
-    ColumnVector x = input.getColumn(0);
-    ColumnVector cur = null;
-    try {
-      for (int p = 0; p < passes; p++) {
-        ColumnVector src = cur == null ? x : cur;
-        try (ColumnVector t = src.binaryOp(BinaryOp.MUL, three, DType.INT64)) {
-          ColumnVector next = t.binaryOp(BinaryOp.ADD, one, DType.INT64);
-          if (cur != null) {
-            cur.close();
-          }
-          cur = next;
-        }
-      }
-      ColumnVector result = cur == null ? x : cur;
-      try (Scalar sum = result.sum(DType.INT64);
-          ColumnVector s = ColumnVector.fromScalar(sum, 1);
-          ColumnVector n = ColumnVector.fromScalar(count, 1)) {
-        return new Table(s, n);
-      }
-    } finally {
-      if (cur != null) {
-        cur.close();
-      }
-    }
+    return PassesKernel.apply(input.getColumn(0), passes, three, one, count);
   }
 
   @Override

@@ -34,10 +34,19 @@ public final class PassesKernel implements GpuKernel {
 
   @Override
   public Table apply(Table input) {
-    ColumnVector x = input.getColumn(column);
-    ColumnVector cur = null;
     try (Scalar three = Scalar.fromLong(3);
         Scalar one = Scalar.fromLong(1)) {
+      return apply(input.getColumn(column), passes, three, one, null);
+    }
+  }
+
+  /**
+   * The kernel over {@code x} with the constants given as device scalars; the row count comes from
+   * {@code count} when given, else from the host.
+   */
+  static Table apply(ColumnVector x, int passes, Scalar three, Scalar one, Scalar count) {
+    ColumnVector cur = null;
+    try {
       for (int p = 0; p < passes; p++) {
         ColumnVector src = cur == null ? x : cur;
         try (ColumnVector t = src.binaryOp(BinaryOp.MUL, three, DType.INT64)) {
@@ -51,7 +60,10 @@ public final class PassesKernel implements GpuKernel {
       ColumnVector result = cur == null ? x : cur;
       try (Scalar sum = result.sum(DType.INT64);
           ColumnVector s = ColumnVector.fromScalar(sum, 1);
-          ColumnVector n = ColumnVector.fromLongs(result.getRowCount())) {
+          ColumnVector n =
+              count == null
+                  ? ColumnVector.fromLongs(result.getRowCount())
+                  : ColumnVector.fromScalar(count, 1)) {
         return new Table(s, n);
       }
     } finally {

@@ -1,11 +1,10 @@
-package dev.overlap.executor.bench;
+package dev.overlap.executor.spark;
 
 import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.cudf.BatchLayout;
 import dev.overlap.executor.cudf.ColumnType;
 import dev.overlap.executor.cudf.HostBatch;
 import dev.overlap.executor.cudf.HostBatchWriter;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -29,7 +28,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * <p>Usage: {@code PackingBenchmark <parquet path> [columns=all, comma-separated] [slots=4]
  * [runs=5] [bufferMiB=64] [input=columnar|rows]}; {@code rows} reads Spark's rows (the path taken
  * when the plan above the scan is not a plain columnar scan) and packs them row by row. When the
- * path does not exist, it is first written with 50 M rows of {@link SparkPipelineBenchmark}'s two
+ * path does not exist, it is first written with 50 M rows of {@code SparkPipelineBenchmark}'s two
  * columns (a bigint and a double, uncompressed).
  */
 public final class PackingBenchmark {
@@ -95,12 +94,16 @@ public final class PackingBenchmark {
             df.queryExecution()
                 .toRdd()
                 .toJavaRDD()
-                .mapPartitions(it -> packRows(it, schema, types, bufferBytes))
+                .mapPartitions(
+                    it -> pack(new PartitionRunner.RowSource(it), schema, types, bufferBytes))
                 .fold(0L, Long::sum);
       } else {
         JavaRDD<ColumnarBatch> again = scan.executeColumnar().toJavaRDD();
         packed =
-            again.mapPartitions(it -> packAll(it, schema, types, bufferBytes)).fold(0L, Long::sum);
+            again
+                .mapPartitions(
+                    it -> pack(new PartitionRunner.ColumnarSource(it), schema, types, bufferBytes))
+                .fold(0L, Long::sum);
       }
       double p = (System.nanoTime() - s) / 1e9;
       if (packed != rows) {
@@ -148,64 +151,20 @@ public final class PackingBenchmark {
     return b;
   }
 
-  /** Packs a partition's batches into its thread's staging buffer; returns the rows. */
-  private static Iterator<Long> packAll(
-      Iterator<ColumnarBatch> it, StructType schema, ColumnType[] types, long bufferBytes) {
-    BatchLayout layout = new BatchLayout(types, bufferBytes, Integer.MAX_VALUE - 1, 32);
-    HostBatchWriter writer = new HostBatchWriter(schema, layout);
-    long rows = 0;
-    HostMemoryBuffer buf = staging(bufferBytes);
-    {
-      boolean open = false;
-      while (it.hasNext()) {
-        ColumnarBatch b = it.next();
-        int at = 0;
-        while (at < b.numRows()) {
-          if (!open) {
-            writer.begin(buf, () -> {});
-            open = true;
-          }
-          int n = writer.appendColumns(b, at, b.numRows() - at);
-          at += n;
-          if (n == 0 || writer.isFull()) {
-            rows += finish(writer);
-            open = false;
-          }
-        }
-      }
-      if (open) {
-        rows += finish(writer);
-      }
-    }
-    List<Long> out = new ArrayList<>();
-    out.add(rows);
-    return out.iterator();
-  }
-
-  /** Packs a partition's rows into its thread's staging buffer, row by row; returns the rows. */
-  private static Iterator<Long> packRows(
-      Iterator<org.apache.spark.sql.catalyst.InternalRow> it,
-      StructType schema,
-      ColumnType[] types,
-      long bufferBytes) {
+  /**
+   * Packs a partition into its thread's staging buffer with the task's own loop ({@link
+   * PartitionRunner.BatchSource#fill}, as the GPU path runs it); returns the rows.
+   */
+  private static Iterator<Long> pack(
+      PartitionRunner.BatchSource source, StructType schema, ColumnType[] types, long bufferBytes) {
     BatchLayout layout = new BatchLayout(types, bufferBytes, Integer.MAX_VALUE - 1, 32);
     HostBatchWriter writer = new HostBatchWriter(schema, layout);
     HostMemoryBuffer buf = staging(bufferBytes);
     long rows = 0;
-    boolean open = false;
-    while (it.hasNext()) {
-      org.apache.spark.sql.catalyst.InternalRow row = it.next();
-      if (!open) {
-        writer.begin(buf, () -> {});
-        open = true;
-      }
-      if (!writer.append(row)) {
-        rows += finish(writer);
-        writer.begin(buf, () -> {});
-        writer.append(row);
-      }
-    }
-    if (open) {
+    boolean more = true;
+    while (more) {
+      writer.begin(buf, () -> {});
+      more = source.fill(writer);
       rows += finish(writer);
     }
     return List.of(rows).iterator();
