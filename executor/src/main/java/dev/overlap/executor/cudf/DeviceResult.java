@@ -3,7 +3,6 @@ package dev.overlap.executor.cudf;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.pipeline.Closing;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -43,7 +42,7 @@ public final class DeviceResult implements AutoCloseable {
       throw new IllegalStateException("DeviceResult closed twice");
     }
     closed = true;
-    List<AutoCloseable> all = new ArrayList<>(List.of(output, input, computed));
+    List<AutoCloseable> all = List.of(output, input, computed);
     try {
       computed.sync();
     } catch (RuntimeException e) {

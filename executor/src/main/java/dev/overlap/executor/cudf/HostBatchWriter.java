@@ -295,23 +295,16 @@ public final class HostBatchWriter {
       return v.getUTF8String(row);
     }
     if (dictValues[c] == null || dictValues[c].length <= id) {
-      int size = Math.min(DICTIONARY_CACHE_IDS, Math.max(id + 1, 2 * lengthOf(dictValues[c])));
-      dictValues[c] =
-          java.util.Arrays.copyOf(
-              dictValues[c] == null ? new UTF8String[0] : dictValues[c], Math.max(size, 64));
-      dictStamps[c] =
-          java.util.Arrays.copyOf(
-              dictStamps[c] == null ? new int[0] : dictStamps[c], dictValues[c].length);
+      // Grown arrays start empty: values of this call decoded so far are decoded again.
+      int size = Math.min(DICTIONARY_CACHE_IDS, Math.max(64, 2 * (id + 1)));
+      dictValues[c] = new UTF8String[size];
+      dictStamps[c] = new int[size];
     }
     if (dictStamps[c][id] != generation) {
       dictValues[c][id] = v.getUTF8String(row);
       dictStamps[c][id] = generation;
     }
     return dictValues[c][id];
-  }
-
-  private static int lengthOf(Object[] a) {
-    return a == null ? 0 : a.length;
   }
 
   /** Writes the first {@code take} values {@link #fitStrings} read for column {@code c}. */
