@@ -2,6 +2,7 @@
 # Runs the GPU tests and the benchmarks on a GPU machine that received the bundle from
 # ../shared/gpu-bundle/pack.sh (see docs/benchmarks.md). Logs go to $OUT (or ./gpu-out).
 #   tools/gpu-suite.sh [tests] [copy] [spark]     default: all three
+#   env: COPY_MODE (main, diag or full; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS
 set -uo pipefail
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
@@ -17,7 +18,7 @@ for s in "${steps[@]}"; do
       bash .gpu-bundle/recv.sh test --include-tag gpu --details=tree 2>&1 | tee "$out/gpu-tests.log" | tail -60
       rc=$((rc | PIPESTATUS[0])) ;;
     copy)
-      bash .gpu-bundle/recv.sh java -Xmx24g dev.overlap.executor.bench.CopyComputeBenchmark "${CHUNKS:-64}" 128 5 \
+      bash .gpu-bundle/recv.sh java -Xmx24g dev.overlap.executor.bench.CopyComputeBenchmark "${CHUNKS:-64}" 128 5 "${COPY_MODE:-diag}" \
         2>&1 | grep -v ' INFO ' | tee "$out/copy-compute.log" | tail -30
       rc=$((rc | PIPESTATUS[0])) ;;
     spark)

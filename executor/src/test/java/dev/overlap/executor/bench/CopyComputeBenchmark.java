@@ -36,7 +36,14 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * from pinned memory; and the pipeline (StagePipeline with the cuDF stages), for a copy-bound, a
  * balanced and a compute-bound kernel. Medians of {@code runs} timed runs after one warm-up.
  *
- * <p>Usage: {@code CopyComputeBenchmark [chunks=64] [chunkMiB=128] [runs=5]}
+ * <p>Two kernel families: {@link PassesKernel}, which streams through device memory, and {@link
+ * HashRoundsKernel}, whose cost is integer arithmetic. Each is calibrated in the run so that its
+ * balanced cost takes as long as the copy.
+ *
+ * <p>Usage: {@code CopyComputeBenchmark [chunks=64] [chunkMiB=128] [runs=5] [main|diag|full]}:
+ * {@code main} prints the main table only, {@code diag} (the default) adds the diagnostics, {@code
+ * full} adds to those the variants that made no difference (8 MiB copy pieces, asynchronous
+ * compute).
  */
 public final class CopyComputeBenchmark {
   private static final StructType SCHEMA = new StructType().add("x", DataTypes.LongType, false);
@@ -126,7 +133,7 @@ public final class CopyComputeBenchmark {
         });
   }
 
-  double serial(PassesKernel k, boolean usePinned, Cuda.Stream stream) {
+  double serial(GpuKernel k, boolean usePinned, Cuda.Stream stream) {
     return medianSeconds(
         () -> {
           for (int i = 0; i < chunks; i++) {
@@ -150,7 +157,7 @@ public final class CopyComputeBenchmark {
   }
 
   /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
-  double[] pipeline(PassesKernel k, StreamPair streams, int depth) throws Exception {
+  double[] pipeline(GpuKernel k, StreamPair streams, int depth) throws Exception {
     return pipeline(k, streams, depth, Long.MAX_VALUE, false);
   }
 
@@ -251,60 +258,137 @@ public final class CopyComputeBenchmark {
    * Where the balanced and compute-bound pipelines lose time against {@code max(copy, compute)}:
    * the hardware bound with both loops running at once and no pipeline; the kernel alone with a
    * synchronization and a result copy after each chunk (what the pipeline's compute stage does);
-   * the pipeline with its copies cut into 8 MiB pieces; the same kernel without host-to-device
-   * copies inside it ({@link DeviceOnlyPassesKernel}); and the compute stage that does not wait on
-   * the host, with both kernels.
+   * and the pipeline itself, for both kernel families. For {@link PassesKernel} also the same
+   * kernel without host-to-device copies inside it ({@link DeviceOnlyPassesKernel}) and, with
+   * {@code full}, the pipeline with its copies cut into 8 MiB pieces and the compute stage that
+   * does not wait on the host.
    */
   void diagnose(
-      StreamPair streams, Table[] resident, DeviceMemoryBuffer[] dev, double copy, int balanced)
+      StreamPair streams,
+      Table[] resident,
+      DeviceMemoryBuffer[] dev,
+      double copy,
+      int balanced,
+      double hashBalanced,
+      boolean full)
       throws Exception {
     System.out.println(
-        "diagnostics    passes  variant                 compute_s  each_s  concurrent_s  pipe_s"
+        "diagnostics    cost    variant                 compute_s  each_s  concurrent_s  pipe_s"
             + "  pipe_upload_s  pipe_compute_s  pipe/ideal  conc/ideal");
     for (int passes : new int[] {balanced, 3 * balanced}) {
+      String label = passes == balanced ? "balanced" : "compute-bound";
       try (DeviceOnlyPassesKernel lean = new DeviceOnlyPassesKernel(passes, rows)) {
         PassesKernel plain = new PassesKernel(passes, 0);
-        GpuKernel[] kernels = {plain, plain, lean, plain, lean};
-        String[] names = {
-          "pipeline",
-          "pipeline 8 MiB copies",
-          "device-only kernel",
-          "async compute",
-          "async, device-only"
-        };
-        long[] pieces = {Long.MAX_VALUE, 8L << 20, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
-        boolean[] async = {false, false, false, true, true};
-        for (int v = 0; v < kernels.length; v++) {
-          GpuKernel k = kernels[v];
-          double compute = computeOnly(k, resident);
-          double each = computeEach(k, resident);
-          double conc = concurrent(k, resident, streams.copyStream(), dev);
-          double[] pipe = pipeline(k, streams, 8, pieces[v], async[v]);
-          double ideal = Math.max(copy, compute);
-          System.out.println(
-              String.format(
-                  Locale.ROOT,
-                  "%-14s %6d  %-22s %10.3f  %6.3f  %12.3f  %6.3f  %13.3f  %14.3f  %10.3f  %10.3f",
-                  passes == balanced ? "balanced" : "compute-bound",
-                  passes,
-                  names[v],
-                  compute,
-                  each,
-                  conc,
-                  pipe[0],
-                  pipe[1],
-                  pipe[2],
-                  pipe[0] / ideal,
-                  conc / ideal));
+        String cost = Integer.toString(passes);
+        diagnoseRow(
+            streams, resident, dev, copy, label, cost, "pipeline", plain, Long.MAX_VALUE, false);
+        if (full) {
+          diagnoseRow(
+              streams,
+              resident,
+              dev,
+              copy,
+              label,
+              cost,
+              "pipeline 8 MiB copies",
+              plain,
+              8L << 20,
+              false);
+        }
+        diagnoseRow(
+            streams,
+            resident,
+            dev,
+            copy,
+            label,
+            cost,
+            "device-only kernel",
+            lean,
+            Long.MAX_VALUE,
+            false);
+        if (full) {
+          diagnoseRow(
+              streams,
+              resident,
+              dev,
+              copy,
+              label,
+              cost,
+              "async compute",
+              plain,
+              Long.MAX_VALUE,
+              true);
+          diagnoseRow(
+              streams,
+              resident,
+              dev,
+              copy,
+              label,
+              cost,
+              "async, device-only",
+              lean,
+              Long.MAX_VALUE,
+              true);
         }
       }
     }
+    for (double rounds : new double[] {hashBalanced, 3 * hashBalanced}) {
+      diagnoseRow(
+          streams,
+          resident,
+          dev,
+          copy,
+          rounds == hashBalanced ? "balanced" : "compute-bound",
+          String.format(Locale.ROOT, "%.2f", rounds),
+          "SHA-1 rounds pipeline",
+          new HashRoundsKernel(rounds),
+          Long.MAX_VALUE,
+          false);
+    }
+  }
+
+  private void diagnoseRow(
+      StreamPair streams,
+      Table[] resident,
+      DeviceMemoryBuffer[] dev,
+      double copy,
+      String label,
+      String cost,
+      String variant,
+      GpuKernel k,
+      long copyPiece,
+      boolean async)
+      throws Exception {
+    double compute = computeOnly(k, resident);
+    double each = computeEach(k, resident);
+    double conc = concurrent(k, resident, streams.copyStream(), dev);
+    double[] pipe = pipeline(k, streams, 8, copyPiece, async);
+    double ideal = Math.max(copy, compute);
+    System.out.println(
+        String.format(
+            Locale.ROOT,
+            "%-14s %6s  %-22s %10.3f  %6.3f  %12.3f  %6.3f  %13.3f  %14.3f  %10.3f  %10.3f",
+            label,
+            cost,
+            variant,
+            compute,
+            each,
+            conc,
+            pipe[0],
+            pipe[1],
+            pipe[2],
+            pipe[0] / ideal,
+            conc / ideal));
   }
 
   public static void main(String[] args) throws Exception {
     int chunks = args.length > 0 ? Integer.parseInt(args[0]) : 64;
     int chunkMiB = args.length > 1 ? Integer.parseInt(args[1]) : 128;
     int runs = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    String mode = args.length > 3 ? args[3] : "diag";
+    if (!mode.equals("main") && !mode.equals("diag") && !mode.equals("full")) {
+      throw new IllegalArgumentException("mode must be main, diag or full: " + mode);
+    }
     long total = (long) chunks * chunkMiB << 20;
     Rmm.initialize(RmmAllocationMode.POOL, null, Math.max(16L << 30, 3 * total));
     PinnedMemoryPool.initialize(total + (long) chunks * (2 << 20) + (256L << 20));
@@ -337,18 +421,44 @@ public final class CopyComputeBenchmark {
       double t4 = b.computeOnly(new PassesKernel(4, 0), resident);
       double perPass = (t4 - t0) / 4;
       int balanced = (int) Math.max(1, Math.round((copy - t0) / perPass));
-      int[] passes = {0, balanced, 3 * balanced};
-      String[] names = {"copy-bound", "balanced", "compute-bound"};
+      // The same for the SHA-1 kernel, whose rounds may be fractional.
+      double h1 = b.computeOnly(new HashRoundsKernel(1), resident);
+      double h3 = b.computeOnly(new HashRoundsKernel(3), resident);
+      double perRound = (h3 - h1) / 2;
+      double hashBalanced =
+          Math.max(0.05, Math.round((copy - (h1 - perRound)) / perRound * 100) / 100.0);
+      GpuKernel[] kernels = {
+        new PassesKernel(0, 0),
+        new PassesKernel(balanced, 0),
+        new PassesKernel(3 * balanced, 0),
+        new HashRoundsKernel(hashBalanced),
+        new HashRoundsKernel(3 * hashBalanced)
+      };
+      String[] costs = {
+        "0",
+        Integer.toString(balanced),
+        Integer.toString(3 * balanced),
+        String.format(Locale.ROOT, "%.2f", hashBalanced),
+        String.format(Locale.ROOT, "%.2f", 3 * hashBalanced)
+      };
+      String[] names = {
+        "copy-bound", "balanced", "compute-bound", "balanced SHA-1", "compute-bound SHA-1"
+      };
       System.out.printf(
           Locale.ROOT,
           "kernel: %.4f s per pass over all chunks; balanced = %d passes%n",
           perPass,
           balanced);
+      System.out.printf(
+          Locale.ROOT,
+          "SHA-1 kernel: %.4f s per round over all chunks; balanced = %.2f rounds%n",
+          perRound,
+          hashBalanced);
       System.out.println(
-          "kernel         passes  copy_s  compute_s  ideal_s  naive_s  serial_s  pipe4_s  pipeline_s"
-              + "  pipe/ideal  vs_serial  vs_naive  pipe_GB/s  pipe/peak");
-      for (int i = 0; i < passes.length; i++) {
-        PassesKernel k = new PassesKernel(passes[i], 0);
+          "kernel               cost  copy_s  compute_s  ideal_s  naive_s  serial_s  pipe4_s"
+              + "  pipeline_s  pipe/ideal  vs_serial  vs_naive  pipe_GB/s  pipe/peak");
+      for (int i = 0; i < kernels.length; i++) {
+        GpuKernel k = kernels[i];
         double compute = b.computeOnly(k, resident);
         double naive = b.serial(k, false, streams.copyStream());
         double serial = b.serial(k, true, streams.copyStream());
@@ -360,10 +470,10 @@ public final class CopyComputeBenchmark {
         String line =
             String.format(
                 Locale.ROOT,
-                "%-14s %6d  %6.3f  %9.3f  %7.3f  %7.3f  %8.3f  %7.3f  %10.3f  %10.3f  %9.2f  %8.2f"
+                "%-19s %5s  %6.3f  %9.3f  %7.3f  %7.3f  %8.3f  %7.3f  %10.3f  %10.3f  %9.2f  %8.2f"
                     + "  %9.2f  %9.3f",
                 names[i],
-                passes[i],
+                costs[i],
                 copy,
                 compute,
                 ideal,
@@ -378,7 +488,9 @@ public final class CopyComputeBenchmark {
                 uploadGbs / peak);
         System.out.println(line);
       }
-      b.diagnose(streams, resident, dev, copy, balanced);
+      if (!mode.equals("main")) {
+        b.diagnose(streams, resident, dev, copy, balanced, hashBalanced, mode.equals("full"));
+      }
       for (Table t : resident) {
         t.close();
       }
