@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -30,7 +31,10 @@ import org.apache.spark.sql.types.StructType;
  *       dayofweek}), month; date: day of week and month;
  *   <li>string: the index in the vocabulary of the N most frequent values (most frequent first,
  *       ties by value); any other value and null give N;
- *   <li>every nullable column: {@code isnull}.
+ *   <li>every nullable column: {@code isnull}, and {@code imputed}, the value with nulls replaced:
+ *       by the mean for numbers (as double), the mean day or instant for dates and timestamps
+ *       (rounded to a day or microsecond), the most frequent value for strings (ties by value). The
+ *       other features of a null date or timestamp stay null.
  * </ul>
  */
 final class FeatureKernel implements GpuKernel {
@@ -73,12 +77,7 @@ final class FeatureKernel implements GpuKernel {
         }
         if (c.nullable) {
           out.add(x.isNull());
-          if (c.kind == FeaturePlan.Kind.NUMERIC) {
-            try (ColumnVector d = x.castTo(DType.FLOAT64);
-                Scalar mean = Scalar.fromDouble(c.mean)) {
-              out.add(d.replaceNulls(mean));
-            }
-          }
+          out.add(imputed(c, x));
         }
       }
       if (plan.carriesRowId) {
@@ -110,6 +109,30 @@ final class FeatureKernel implements GpuKernel {
           out.add(plus.unaryOp(UnaryOp.LOG));
         }
       }
+    }
+  }
+
+  private static ColumnVector imputed(FeaturePlan.Column c, ColumnVector x) {
+    switch (c.kind) {
+      case NUMERIC:
+        try (ColumnVector d = x.castTo(DType.FLOAT64);
+            Scalar mean = Scalar.fromDouble(c.mean)) {
+          return d.replaceNulls(mean);
+        }
+      case DATE:
+        try (Scalar mean = Scalar.timestampDaysFromInt(Math.toIntExact(c.meanEpoch))) {
+          return x.replaceNulls(mean);
+        }
+      case TIMESTAMP:
+        try (Scalar mean = Scalar.timestampFromLong(DType.TIMESTAMP_MICROSECONDS, c.meanEpoch)) {
+          return x.replaceNulls(mean);
+        }
+      case STRING:
+        try (Scalar mode = Scalar.fromString(c.mode)) {
+          return x.replaceNulls(mode);
+        }
+      default:
+        throw new AssertionError(c.kind);
     }
   }
 
@@ -212,15 +235,34 @@ final class FeatureKernel implements GpuKernel {
       }
       if (c.nullable) {
         v.add(isNull);
-        if (c.kind == FeaturePlan.Kind.NUMERIC) {
-          v.add(isNull ? c.mean : ((Number) toNumber(r.get(i))).doubleValue());
-        }
+        v.add(isNull ? imputedValue(c) : cpuValue(c, r.get(i)));
       }
     }
     if (plan.carriesRowId) {
       v.add(r.get(plan.columns.size()));
     }
     return RowFactory.create(v.toArray());
+  }
+
+  /** A null's imputed value, as the CPU path's rows hold it. */
+  private static Object imputedValue(FeaturePlan.Column c) {
+    switch (c.kind) {
+      case NUMERIC:
+        return c.mean;
+      case DATE:
+        return java.sql.Date.valueOf(LocalDate.ofEpochDay(c.meanEpoch));
+      case TIMESTAMP:
+        return java.sql.Timestamp.from(Instant.EPOCH.plus(c.meanEpoch, ChronoUnit.MICROS));
+      case STRING:
+        return c.mode;
+      default:
+        throw new AssertionError(c.kind);
+    }
+  }
+
+  /** A present value in the imputed column's type. */
+  private static Object cpuValue(FeaturePlan.Column c, Object o) {
+    return c.kind == FeaturePlan.Kind.NUMERIC ? ((Number) toNumber(o)).doubleValue() : o;
   }
 
   private static Object toNumber(Object o) {

@@ -36,6 +36,18 @@ final class FeaturePlan implements Serializable {
     boolean nonNegative;
     List<String> vocabulary = List.of();
 
+    /**
+     * What a null becomes in the {@code imputed} column of a date or timestamp: the mean, in days
+     * or microseconds since 1970-01-01 (UTC), rounded; 0 when every value is null.
+     */
+    long meanEpoch;
+
+    /**
+     * What a null becomes in the {@code imputed} column of a string: its most frequent value (ties
+     * by value); the empty string when every value is null.
+     */
+    String mode = "";
+
     Column(String name, Kind kind, boolean nullable) {
       this.name = name;
       this.kind = kind;
@@ -77,6 +89,22 @@ final class FeaturePlan implements Serializable {
     return null;
   }
 
+  /** The type of a column's {@code imputed} feature. */
+  static DataType imputedType(Kind kind) {
+    switch (kind) {
+      case NUMERIC:
+        return DataTypes.DoubleType;
+      case DATE:
+        return DataTypes.DateType;
+      case TIMESTAMP:
+        return DataTypes.TimestampType;
+      case STRING:
+        return DataTypes.StringType;
+      default:
+        throw new AssertionError(kind);
+    }
+  }
+
   /** The kernel's input columns: the supported ones, in input order. */
   String[] inputColumns() {
     return columns.stream().map(c -> c.name).toArray(String[]::new);
@@ -110,9 +138,7 @@ final class FeaturePlan implements Serializable {
       }
       if (c.nullable) {
         s = s.add(c.name + "_isnull", DataTypes.BooleanType, false);
-        if (c.kind == Kind.NUMERIC) {
-          s = s.add(c.name + "_imputed", DataTypes.DoubleType, false);
-        }
+        s = s.add(c.name + "_imputed", imputedType(c.kind), false);
       }
     }
     return carriesRowId ? s.add(FeaturesJob.ROW_ID, DataTypes.LongType, false) : s;

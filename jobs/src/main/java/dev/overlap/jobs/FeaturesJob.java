@@ -30,40 +30,63 @@ public final class FeaturesJob {
   static FeaturePlan plan(Dataset<Row> input, int vocabularySize) {
     FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
     List<Column> aggs = new ArrayList<>();
-    List<FeaturePlan.Column> numeric = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
-      if (c.kind == FeaturePlan.Kind.NUMERIC) {
-        Column x = col("`" + c.name + "`").cast("double");
-        aggs.add(functions.avg(x));
-        aggs.add(functions.stddev_samp(x));
-        aggs.add(functions.min(x));
-        numeric.add(c);
+      String q = "`" + c.name + "`";
+      switch (c.kind) {
+        case NUMERIC:
+          Column x = col(q).cast("double");
+          aggs.add(functions.avg(x));
+          aggs.add(functions.stddev_samp(x));
+          aggs.add(functions.min(x));
+          break;
+        case DATE:
+          aggs.add(functions.avg(functions.expr("unix_date(" + q + ")")));
+          break;
+        case TIMESTAMP:
+          aggs.add(functions.avg(functions.expr("unix_micros(" + q + ")")));
+          break;
+        default:
+          break;
       }
     }
     if (!aggs.isEmpty()) {
       Row stats =
           input.agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(new Column[0])).first();
-      for (int i = 0; i < numeric.size(); i++) {
-        FeaturePlan.Column c = numeric.get(i);
-        c.mean = stats.isNullAt(3 * i) ? 0.0 : stats.getDouble(3 * i);
-        c.std = stats.isNullAt(3 * i + 1) ? 0.0 : stats.getDouble(3 * i + 1);
-        c.nonNegative = !stats.isNullAt(3 * i + 2) && stats.getDouble(3 * i + 2) >= 0;
+      int at = 0;
+      for (FeaturePlan.Column c : plan.columns) {
+        switch (c.kind) {
+          case NUMERIC:
+            c.mean = stats.isNullAt(at) ? 0.0 : stats.getDouble(at);
+            c.std = stats.isNullAt(at + 1) ? 0.0 : stats.getDouble(at + 1);
+            c.nonNegative = !stats.isNullAt(at + 2) && stats.getDouble(at + 2) >= 0;
+            at += 3;
+            break;
+          case DATE:
+          case TIMESTAMP:
+            c.meanEpoch = stats.isNullAt(at) ? 0 : Math.round(stats.getDouble(at));
+            at++;
+            break;
+          default:
+            break;
+        }
       }
     }
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {
-        List<String> vocab = new ArrayList<>();
+        // The most frequent values; the first is the imputed value even with no vocabulary.
+        List<String> top = new ArrayList<>();
         for (Row r :
             input
                 .where(col("`" + c.name + "`").isNotNull())
                 .groupBy(col("`" + c.name + "`"))
                 .count()
                 .orderBy(col("count").desc(), col("`" + c.name + "`").asc())
-                .limit(vocabularySize)
+                .limit(Math.max(1, vocabularySize))
                 .collectAsList()) {
-          vocab.add(r.getString(0));
+          top.add(r.getString(0));
         }
-        c.vocabulary = List.copyOf(vocab);
+        c.mode = top.isEmpty() ? "" : top.get(0);
+        c.vocabulary = List.copyOf(top.subList(0, Math.min(vocabularySize, top.size())));
       }
     }
     return plan;

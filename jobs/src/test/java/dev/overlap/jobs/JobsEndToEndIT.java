@@ -123,15 +123,23 @@ class JobsEndToEndIT {
     for (String c : List.of("l_returnflag", "l_linestatus")) {
       exprs.add(vocabIndex(c) + " as " + c + "_idx");
       exprs.add(c + " is null as " + c + "_isnull");
+      exprs.add("coalesce(" + c + ", '" + mostFrequent(c) + "') as " + c + "_imputed");
     }
     for (String c : List.of("l_shipdate", "l_commitdate", "l_receiptdate")) {
       exprs.add("dayofweek(" + c + ") as " + c + "_dow");
       exprs.add("month(" + c + ") as " + c + "_month");
       exprs.add(c + " is null as " + c + "_isnull");
+      long meanDay =
+          spark
+              .sql("select cast(round(avg(unix_date(" + c + "))) as int) from li")
+              .first()
+              .getInt(0);
+      exprs.add("coalesce(" + c + ", date_from_unix_date(" + meanDay + ")) as " + c + "_imputed");
     }
     for (String c : List.of("l_shipinstruct", "l_shipmode", "l_comment")) {
       exprs.add(vocabIndex(c) + " as " + c + "_idx");
       exprs.add(c + " is null as " + c + "_isnull");
+      exprs.add("coalesce(" + c + ", '" + mostFrequent(c) + "') as " + c + "_imputed");
     }
     Dataset<Row> expected = in.selectExpr(exprs.toArray(new String[0]));
     Dataset<Row> got = spark.read().parquet(tmp.resolve("features").toString());
@@ -166,6 +174,25 @@ class JobsEndToEndIT {
       out.add(f.name() + ":" + f.dataType().simpleString());
     }
     return out;
+  }
+
+  /** The most frequent value (ties by value), quoted for a SQL string literal. */
+  private static String mostFrequent(String c) {
+    return spark
+        .sql(
+            "select "
+                + c
+                + " from li where "
+                + c
+                + " is not null group by "
+                + c
+                + " order by count(*) desc, "
+                + c
+                + " limit 1")
+        .first()
+        .getString(0)
+        .replace("\\", "\\\\")
+        .replace("'", "\\'");
   }
 
   /** The index of the value among the 3 most frequent (count desc, value asc); else 3. */
