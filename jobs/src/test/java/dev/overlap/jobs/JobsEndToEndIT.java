@@ -176,28 +176,10 @@ class JobsEndToEndIT {
     return out;
   }
 
-  /** The most frequent value (ties by value), quoted for a SQL string literal. */
-  private static String mostFrequent(String c) {
-    return spark
-        .sql(
-            "select "
-                + c
-                + " from li where "
-                + c
-                + " is not null group by "
-                + c
-                + " order by count(*) desc, "
-                + c
-                + " limit 1")
-        .first()
-        .getString(0)
-        .replace("\\", "\\\\")
-        .replace("'", "\\'");
-  }
-
-  /** The index of the value among the 3 most frequent (count desc, value asc); else 3. */
-  private static String vocabIndex(String c) {
-    List<Row> top =
+  /** The n most frequent values of column c, most frequent first, ties by value. */
+  private static List<String> topValues(String c, int n) {
+    List<String> out = new ArrayList<>();
+    for (Row r :
         spark
             .sql(
                 "select "
@@ -208,14 +190,33 @@ class JobsEndToEndIT {
                     + c
                     + " order by count(*) desc, "
                     + c
-                    + " asc limit 3")
-            .collectAsList();
+                    + " asc limit "
+                    + n)
+            .collectAsList()) {
+      out.add(r.getString(0));
+    }
+    return out;
+  }
+
+  /** A SQL string literal's body. */
+  private static String quoted(String v) {
+    return v.replace("\\", "\\\\").replace("'", "\\'");
+  }
+
+  /** The most frequent value, quoted for a SQL string literal. */
+  private static String mostFrequent(String c) {
+    return quoted(topValues(c, 1).get(0));
+  }
+
+  /** The index of the value among the 3 most frequent (count desc, value asc); else 3. */
+  private static String vocabIndex(String c) {
+    List<String> top = topValues(c, 3);
     StringBuilder sb = new StringBuilder("case");
     for (int i = 0; i < top.size(); i++) {
       sb.append(" when ")
           .append(c)
           .append(" = '")
-          .append(top.get(i).getString(0).replace("'", "\\'"))
+          .append(quoted(top.get(i)))
           .append("' then ")
           .append(i);
     }

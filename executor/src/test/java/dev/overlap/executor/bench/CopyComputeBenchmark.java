@@ -22,7 +22,9 @@ import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
@@ -279,56 +281,18 @@ public final class CopyComputeBenchmark {
       String label = passes == balanced ? "balanced" : "compute-bound";
       try (DeviceOnlyPassesKernel lean = new DeviceOnlyPassesKernel(passes, rows)) {
         PassesKernel plain = new PassesKernel(passes, 0);
-        String cost = Integer.toString(passes);
-        diagnoseRow(
-            streams, resident, dev, copy, label, cost, "pipeline", plain, Long.MAX_VALUE, false);
+        List<Variant> variants = new ArrayList<>();
+        variants.add(new Variant("pipeline", plain, Long.MAX_VALUE, false));
         if (full) {
-          diagnoseRow(
-              streams,
-              resident,
-              dev,
-              copy,
-              label,
-              cost,
-              "pipeline 8 MiB copies",
-              plain,
-              8L << 20,
-              false);
+          variants.add(new Variant("pipeline 8 MiB copies", plain, 8L << 20, false));
         }
-        diagnoseRow(
-            streams,
-            resident,
-            dev,
-            copy,
-            label,
-            cost,
-            "device-only kernel",
-            lean,
-            Long.MAX_VALUE,
-            false);
+        variants.add(new Variant("device-only kernel", lean, Long.MAX_VALUE, false));
         if (full) {
-          diagnoseRow(
-              streams,
-              resident,
-              dev,
-              copy,
-              label,
-              cost,
-              "async compute",
-              plain,
-              Long.MAX_VALUE,
-              true);
-          diagnoseRow(
-              streams,
-              resident,
-              dev,
-              copy,
-              label,
-              cost,
-              "async, device-only",
-              lean,
-              Long.MAX_VALUE,
-              true);
+          variants.add(new Variant("async compute", plain, Long.MAX_VALUE, true));
+          variants.add(new Variant("async, device-only", lean, Long.MAX_VALUE, true));
+        }
+        for (Variant v : variants) {
+          diagnoseRow(streams, resident, dev, copy, label, Integer.toString(passes), v);
         }
       }
     }
@@ -340,12 +304,13 @@ public final class CopyComputeBenchmark {
           copy,
           rounds == hashBalanced ? "balanced" : "compute-bound",
           String.format(Locale.ROOT, "%.2f", rounds),
-          "SHA-1 rounds pipeline",
-          new HashRoundsKernel(rounds),
-          Long.MAX_VALUE,
-          false);
+          new Variant(
+              "SHA-1 rounds pipeline", new HashRoundsKernel(rounds), Long.MAX_VALUE, false));
     }
   }
+
+  /** One way of running the pipeline in {@link #diagnose}. */
+  private record Variant(String name, GpuKernel kernel, long copyPiece, boolean async) {}
 
   private void diagnoseRow(
       StreamPair streams,
@@ -354,15 +319,13 @@ public final class CopyComputeBenchmark {
       double copy,
       String label,
       String cost,
-      String variant,
-      GpuKernel k,
-      long copyPiece,
-      boolean async)
+      Variant v)
       throws Exception {
+    GpuKernel k = v.kernel();
     double compute = computeOnly(k, resident);
     double each = computeEach(k, resident);
     double conc = concurrent(k, resident, streams.copyStream(), dev);
-    double[] pipe = pipeline(k, streams, 8, copyPiece, async);
+    double[] pipe = pipeline(k, streams, 8, v.copyPiece(), v.async());
     double ideal = Math.max(copy, compute);
     System.out.println(
         String.format(
@@ -370,7 +333,7 @@ public final class CopyComputeBenchmark {
             "%-14s %6s  %-22s %10.3f  %6.3f  %12.3f  %6.3f  %13.3f  %14.3f  %10.3f  %10.3f",
             label,
             cost,
-            variant,
+            v.name(),
             compute,
             each,
             conc,
