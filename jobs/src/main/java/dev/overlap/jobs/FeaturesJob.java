@@ -95,7 +95,11 @@ public final class FeaturesJob {
   /** Both passes; the result has the feature columns, then any passed-through columns. */
   public static Dataset<Row> features(
       Dataset<Row> input, int vocabularySize, PipelineReport report) {
-    FeaturePlan plan = plan(input, vocabularySize);
+    return features(input, plan(input, vocabularySize), report);
+  }
+
+  /** The second pass, with the first pass's plan. */
+  static Dataset<Row> features(Dataset<Row> input, FeaturePlan plan, PipelineReport report) {
     if (!plan.unsupported.isEmpty()) {
       LOG.warn(
           "features: columns of types it cannot handle pass through unchanged: {}",
@@ -136,7 +140,12 @@ public final class FeaturesJob {
 
   static long run(SparkSession spark, String input, String output, int vocab, JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> out = features(spark.read().parquet(input), vocab, report);
+    Dataset<Row> in = spark.read().parquet(input);
+    long start = System.nanoTime();
+    FeaturePlan plan = plan(in, vocab);
+    summary.phase(
+        "first pass", System.nanoTime() - start, "statistics and vocabularies, on Spark alone");
+    Dataset<Row> out = features(in, plan, report);
     out.write().mode("overwrite").parquet(output);
     summary.add("features", report);
     return spark.read().parquet(output).count();

@@ -14,6 +14,7 @@ final class JobSummary {
   private final String job;
   private final long start = System.nanoTime();
   private final Map<String, PipelineReport> reports = new LinkedHashMap<>();
+  private final Map<String, String> phases = new LinkedHashMap<>();
   // The executor in this JVM (local mode); its pipeline's counters bracket the job.
   private final PipelineMetrics.Snapshot before =
       ExecutorState.runtime().map(r -> r.pipeline().metrics().snapshot()).orElse(null);
@@ -24,6 +25,11 @@ final class JobSummary {
 
   void add(String step, PipelineReport r) {
     reports.put(step, r);
+  }
+
+  /** A part of the wall time worth its own line, such as a pass that runs on Spark alone. */
+  void phase(String name, long nanos, String what) {
+    phases.put(name, String.format(Locale.ROOT, "%.2f s (%s)", nanos / 1e9, what));
   }
 
   String render(long rowsOut, int slots) {
@@ -47,6 +53,7 @@ final class JobSummary {
     }
     sb.append(String.format(Locale.ROOT, "rows out       %,d%n", rowsOut));
     sb.append(String.format(Locale.ROOT, "wall           %.2f s%n", wall / 1e9));
+    phases.forEach((name, text) -> sb.append(String.format(Locale.ROOT, "%-14s %s%n", name, text)));
     if (!reports.isEmpty()) {
       sb.append("path           ").append(path).append('\n');
     }

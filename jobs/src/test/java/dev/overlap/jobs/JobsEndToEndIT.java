@@ -92,6 +92,9 @@ class JobsEndToEndIT {
         Shell.submit(
             tmp, "features", "--input", lineitem, "--output", "features", "--vocabulary", "3");
     assertEquals(0, r.exitCode(), r.output());
+    assertTrue(
+        r.output().matches("(?s).*\\nfirst pass +[0-9.]+ s \\(statistics and vocabularies.*"),
+        r.output());
     Dataset<Row> in = spark.read().parquet(lineitem);
     in.createOrReplaceTempView("li");
     List<String> exprs = new ArrayList<>();
