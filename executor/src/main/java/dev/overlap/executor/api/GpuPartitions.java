@@ -7,9 +7,7 @@ import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.WholeStageCodegenExec;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -56,7 +54,7 @@ public final class GpuPartitions {
             OverlapConf.jobSettings(
                 k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
     SparkPlan plan = ds.queryExecution().executedPlan();
-    SparkPlan columnar = columnarChild(plan);
+    SparkPlan columnar = PartitionRunner.columnarChild(plan);
     RDD<InternalRow> result;
     if (columnar != null) {
       RDD<ColumnarBatch> batches = columnar.executeColumnar();
@@ -66,17 +64,5 @@ public final class GpuPartitions {
     }
     return ((org.apache.spark.sql.classic.SparkSession) ds.sparkSession())
         .internalCreateDataFrame(result, out, false);
-  }
-
-  /** The columnar plan under a plain columnar-to-row conversion, or null. */
-  static SparkPlan columnarChild(SparkPlan plan) {
-    SparkPlan p = plan;
-    if (p instanceof WholeStageCodegenExec w) {
-      p = w.child();
-    }
-    if (p instanceof ColumnarToRowExec c && c.child().supportsColumnar()) {
-      return c.child();
-    }
-    return null;
   }
 }

@@ -25,6 +25,9 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.CatalystTypeConverters;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.ColumnarToRowExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.WholeStageCodegenExec;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.TaskCompletionListener;
@@ -54,6 +57,21 @@ public final class PartitionRunner implements Serializable {
     this.outSchema = outSchema;
     this.report = report;
     this.jobSettings = jobSettings;
+  }
+
+  /**
+   * The columnar plan under a plain columnar-to-row conversion (Spark's vectorized Parquet scan,
+   * say), whose batches {@link #runColumnar} packs column by column; null when there is none.
+   */
+  public static SparkPlan columnarChild(SparkPlan plan) {
+    SparkPlan p = plan;
+    if (p instanceof WholeStageCodegenExec w) {
+      p = w.child();
+    }
+    if (p instanceof ColumnarToRowExec c && c.child().supportsColumnar()) {
+      return c.child();
+    }
+    return null;
   }
 
   /** Per-job keys from the job's settings; startup keys are the executor's. */

@@ -13,9 +13,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.WholeStageCodegenExec;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -59,13 +57,10 @@ public final class PackingBenchmark {
     }
     StructType schema = df.schema();
     SparkPlan plan = df.queryExecution().executedPlan();
-    if (plan instanceof WholeStageCodegenExec w) {
-      plan = w.child();
-    }
-    if (!(plan instanceof ColumnarToRowExec c) || !c.child().supportsColumnar()) {
+    SparkPlan scan = PartitionRunner.columnarChild(plan);
+    if (scan == null) {
       throw new IllegalArgumentException("not a columnar scan:\n" + plan);
     }
-    SparkPlan scan = ((ColumnarToRowExec) plan).child();
     ColumnType[] types = ColumnType.forSchema(schema, "packing benchmark input");
     System.out.printf(
         Locale.ROOT, "input: %s, %d columns %s, %d slots%n", path, types.length, schema, slots);

@@ -5,6 +5,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import dev.overlap.executor.pipeline.Stage
+import dev.overlap.executor.spark.PartitionRunner
 import dev.overlap.executor.testing.{AllTypesKernel, NoCpuKernel, TestData}
 import org.apache.spark.SparkException
 import org.apache.spark.sql.SparkSession
@@ -56,7 +57,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     TestData.frame(spark, 5000, 3).write.parquet(dir)
     val df = spark.read.parquet(dir)
     val plan = df.asInstanceOf[org.apache.spark.sql.classic.Dataset[_]].queryExecution.executedPlan
-    assert(GpuPartitions.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
+    assert(PartitionRunner.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
     val out = GpuPartitions.map(df, new AllTypesKernel)
     val expected = df.selectExpr(AllTypesKernel.SQL: _*)
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
