@@ -32,6 +32,11 @@ final class JobSummary {
     phases.put(name, String.format(Locale.ROOT, "%.2f s (%s)", nanos / 1e9, what));
   }
 
+  /** A figure worth its own line that is not a time, such as a count of values set aside. */
+  void note(String name, String text) {
+    phases.put(name, text);
+  }
+
   String render(long rowsOut, int slots) {
     long wall = System.nanoTime() - start;
     StringBuilder sb = new StringBuilder();

@@ -29,13 +29,6 @@ public final class Main {
 
   private Main() {}
 
-  /** A mistake in the command line or the paths; the message says what to fix. */
-  static final class UsageException extends RuntimeException {
-    UsageException(String message) {
-      super(message);
-    }
-  }
-
   public static void main(String[] args) {
     try {
       System.exit(run(args));
