@@ -18,21 +18,61 @@ die() {
 }
 
 usage() {
-  cat <<'USAGE'
-usage: ./spark-submit.sh <job> [job options] [spark options]
+  case "${1:-}" in
+    generate)
+      cat <<'USAGE'
+usage: ./spark-submit.sh generate --scale SF [--output DIR] [--overwrite] [spark options]
+
+  TPC-H lineitem and orders as Parquet, in DIR/lineitem and DIR/orders (default
+  data/tpch-sf<SF>). The same scale factor gives the same rows. SF 1 is about 0.3 GB.
+USAGE
+      ;;
+    etl)
+      cat <<'USAGE'
+usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite] [spark options]
+
+  TPC-H Q1 and Q6 over a Parquet lineitem table (a folder, a file or a glob), written to
+  DIR/q1 and DIR/q6 (default out/etl). Without --input: TPC-H SF 0.01, generated into
+  data/tpch-sf0.01 on first use.
+USAGE
+      ;;
+    features)
+      cat <<'USAGE'
+usage: ./spark-submit.sh features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
+                                  [spark options]
+
+  Features from any Parquet input, by column type, written to DIR (default out/features).
+  --vocabulary N: strings are indexed by their N most frequent values (1 or more; default 20).
+USAGE
+      ;;
+    *)
+      cat <<'USAGE'
+usage: ./spark-submit.sh <job> [job options] [spark options]      (./spark-submit.sh <job> --help)
 
 jobs:
   generate --scale SF [--output DIR] [--overwrite]   TPC-H lineitem and orders as Parquet
-  etl      [--input DIR] [--output DIR] [--overwrite] TPC-H Q1 and Q6 over lineitem
-  features [--input DIR] [--output DIR] [--overwrite] [--vocabulary N]
+  etl      [--input PATH] [--output DIR] [--overwrite] TPC-H Q1 and Q6 over lineitem
+  features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.
-  Without --output, results go to ./out/<job>, replaced on each run.
+  Without --output, results go to ./out/<job> (generate: ./data/tpch-sf<SF>), replaced on each run.
+USAGE
+      ;;
+  esac
+  cat <<'USAGE'
+
+outputs:
+  A result is built beside its output folder and replaces it only when complete. An existing
+  output is replaced only with --overwrite, and only when an earlier Overlap run of the same job
+  wrote it (its _OVERLAP_OUTPUT file says so); --overwrite-unmarked replaces any other folder.
+  Never accepted as an output: the input or a folder inside or around it, the current
+  directory, the project folder, the home folder, / or a folder above one of them.
 
 spark options:
   --master URL          default local[*]
   --conf key=value      any Spark or spark.overlap.* setting (repeatable)
   --driver-memory SIZE, --executor-memory SIZE, --executor-cores N, --total-executor-cores N
+  --verbose             Spark's log lines and stack traces on the terminal too
 USAGE
 }
 
@@ -40,8 +80,12 @@ USAGE
 case "$1" in
   -h | --help) usage; exit 0 ;;
   generate | etl | features) job="$1"; shift ;;
+  -*) die "the job comes first: ./spark-submit.sh <job> [options]; jobs: generate, etl, features" ;;
   *) die "unknown job '$1'; jobs: generate, etl, features (see --help)" ;;
 esac
+for a in "$@"; do
+  [[ "$a" == "-h" || "$a" == "--help" ]] && { usage "$job"; exit 0; }
+done
 
 # --- Java -------------------------------------------------------------------------------------
 java_bin="java"
@@ -54,36 +98,49 @@ java_major="${java_version%%.*}"
 [[ "$java_major" =~ ^[0-9]+$ && "$java_major" -ge 17 ]] ||
   die "Java ${java_version:-unknown} found at $(command -v "$java_bin"); Overlap needs Java 17 or later (set JAVA_HOME)"
 
-# --- arguments: Spark's own, and the job's ----------------------------------------------------
+# --- arguments: Spark's own here; the job's go to the job, which checks them strictly --------
 master=""
 spark_args=()
 job_args=()
-input=""
-output=""
-overwrite=0
 driver_memory=""
+verbose=0
+value_of() { # option, remaining argument count, next argument
+  [[ "$2" -ge 2 ]] || die "$1 needs a value"
+  [[ "$3" != --* ]] || die "$1 needs a value, but the next argument is the option '$3'"
+  [[ -n "$3" ]] || die "$1 needs a value, got an empty one"
+}
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --master) [[ $# -ge 2 ]] || die "--master needs a value"; master="$2"; shift 2 ;;
-    --conf) [[ $# -ge 2 && "$2" == *=* ]] || die "--conf needs key=value"; spark_args+=(--conf "$2"); shift 2 ;;
-    --driver-memory) [[ $# -ge 2 ]] || die "$1 needs a value"; driver_memory="$2"; spark_args+=("$1" "$2"); shift 2 ;;
-    --executor-memory | --executor-cores | --total-executor-cores)
-      [[ $# -ge 2 ]] || die "$1 needs a value"; spark_args+=("$1" "$2"); shift 2 ;;
-    --input) [[ $# -ge 2 ]] || die "--input needs a path"; input="$2"; job_args+=("$1" "$2"); shift 2 ;;
-    --output) [[ $# -ge 2 ]] || die "--output needs a path"; output="$2"; job_args+=("$1" "$2"); shift 2 ;;
-    --overwrite) overwrite=1; job_args+=("$1"); shift ;;
-    --scale | --vocabulary) [[ $# -ge 2 ]] || die "$1 needs a value"; job_args+=("$1" "$2"); shift 2 ;;
-    *) die "unknown option '$1' (see --help)" ;;
+    --master)
+      value_of "$1" $# "${2:-}"
+      [[ -z "$master" ]] || die "--master is given twice; give it once"
+      master="$2"; shift 2 ;;
+    --conf)
+      value_of "$1" $# "${2:-}"
+      [[ "$2" == ?*=* ]] || die "--conf needs key=value, got '$2'"
+      spark_args+=(--conf "$2"); shift 2 ;;
+    --driver-memory | --executor-memory)
+      value_of "$1" $# "${2:-}"
+      [[ "$2" =~ ^[0-9]+[kKmMgGtT]?$ ]] || die "$1 needs a size such as 4g or 512m, got '$2'"
+      [[ "$1" == --driver-memory ]] && driver_memory="$2"
+      spark_args+=("$1" "$2"); shift 2 ;;
+    --executor-cores | --total-executor-cores)
+      value_of "$1" $# "${2:-}"
+      [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 needs a whole number of 1 or more, got '$2'"
+      spark_args+=("$1" "$2"); shift 2 ;;
+    --verbose) verbose=1; shift ;;
+    *) job_args+=("$1"); shift ;;
   esac
 done
 
-is_local_path() { [[ "$1" != *://* && "$1" != dbfs:* ]]; }
-if [[ -n "$input" ]] && is_local_path "$input" && [[ ! -e "$input" ]]; then
-  die "input path '$input' does not exist"
-fi
-if [[ -n "$output" ]] && is_local_path "$output" && [[ -e "$output" && "$overwrite" -eq 0 ]]; then
-  die "output path '$output' exists; pass --overwrite to replace it"
-fi
+# The run's log: every line Spark and the job log, with stack traces; a failure's line names it.
+log_dir="${OVERLAP_LOG_DIR:-$here/logs}"
+mkdir -p "$log_dir" 2>/dev/null || log_dir="${TMPDIR:-/tmp}"
+log_file="$log_dir/overlap-$job-$(date +%Y%m%d-%H%M%S)-$$.log"
+log_opts=("-Dlog4j2.configurationFile=file:$here/conf/log4j2.properties" "-Doverlap.log.file=$log_file")
+[[ "$verbose" -eq 1 ]] && log_opts+=(-Doverlap.console.level=all -Doverlap.console.trace=full)
+# The project folder, which no output may replace.
+export OVERLAP_HOME="$here"
 
 # --- the project's jars, built when missing ---------------------------------------------------
 find_jobs_jar() {
@@ -97,8 +154,20 @@ jobs_jar="$(find_jobs_jar)"
 if [[ -z "$jobs_jar" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/spark-classpath.txt" ]]; then
   command -v mvn >/dev/null 2>&1 ||
     die "the project is not built and Maven (mvn) is not installed: install Maven 3.8+ and run again"
-  echo "spark-submit.sh: building the project (mvn -DskipTests package) ..." >&2
-  (cd "$here" && mvn -B -q -DskipTests package) >&2 || die "the build failed (see above)"
+  build_log="$log_dir/build-$(date +%Y%m%d-%H%M%S).log"
+  echo "spark-submit.sh: first run: building the project (mvn -DskipTests package, a few minutes; log: $build_log)" >&2
+  started=$SECONDS
+  # Maven's module lines as progress, with the time so far.
+  if ! (cd "$here" && mvn -B -ntp -DskipTests package 2>&1) | tee "$build_log" |
+    while IFS= read -r line; do
+      case "$line" in
+        "[INFO] Building "*" ["*) echo "  ${line#\[INFO\] } ($((SECONDS - started)) s)" >&2 ;;
+      esac
+    done || ! grep -q "BUILD SUCCESS" "$build_log"; then
+    grep -E '^\[ERROR\]' "$build_log" | head -20 >&2
+    die "the build failed (full log: $build_log)"
+  fi
+  echo "  built in $((SECONDS - started)) s" >&2
   jobs_jar="$(find_jobs_jar)"
 fi
 ship=("$here"/jobs/target/lib/*.jar)
@@ -114,7 +183,7 @@ common=(
   --class dev.overlap.jobs.Main
   --properties-file "$here/conf/spark-defaults.conf"
   --jars "$jars"
-  --conf "spark.driver.extraJavaOptions=-Dlog4j2.configurationFile=file:$here/conf/log4j2.properties"
+  --conf "spark.driver.extraJavaOptions=${log_opts[*]}"
 )
 
 if [[ -n "${SPARK_HOME:-}" ]]; then
@@ -129,7 +198,7 @@ mapfile -t jvm_options <"$here/conf/jvm-options.txt"
 heap=()
 [[ -n "$driver_memory" ]] && heap=("-Xmx$driver_memory")
 exec "$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" \
-  "-Dlog4j2.configurationFile=file:$here/conf/log4j2.properties" \
+  "${log_opts[@]}" \
   -cp "$(cat "$here/jobs/target/spark-classpath.txt")" org.apache.spark.deploy.SparkSubmit \
   --master "${master:-local[*]}" "${common[@]}" ${spark_args[@]+"${spark_args[@]}"} \
   "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}

@@ -1,13 +1,21 @@
 package dev.overlap.jobs;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Paths;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.util.ShutdownHookManager;
+import org.apache.spark.SparkConf;
+import org.apache.spark.deploy.SparkHadoopUtil;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The jobs' entry point: {@code <job> [options]}, run through {@code spark-submit.sh}.
@@ -21,96 +29,125 @@ import org.apache.spark.sql.SparkSession;
  * Without {@code --input}, etl and features run on an embedded default: TPC-H at scale factor 0.01,
  * generated into {@code ./data/} on first use. Without {@code --output}, results go to {@code
  * ./out/<job>}, replaced on each run.
+ *
+ * <p>Before any work the command line, the input and the output are checked ({@link JobArgs},
+ * {@link JobPaths}); the result is built beside the output and replaces it only when complete
+ * ({@link StagedOutput}). A failure prints one line on stderr (exit code 2 when the command or the
+ * input is at fault, 1 otherwise), with the full exception in the log file the line names. SIGINT
+ * and SIGTERM stop the run, delete its staging folder and say what the output holds.
  */
 public final class Main {
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
   static final String DEFAULT_DATA = "data/tpch-sf0.01";
   static final double DEFAULT_SCALE = 0.01;
-  static final List<String> JOBS = List.of("generate", "etl", "features");
+
+  /** Parquet bytes that generate writes per unit of scale factor (lineitem and orders). */
+  static final long BYTES_PER_SCALE = 300L << 20;
+
+  /** The shutdown hook runs before Spark's own (Hadoop's priority; Spark's is 40). */
+  private static final int SHUTDOWN_PRIORITY = 50;
+
+  private static volatile StagedOutput current;
+  private static volatile SparkSession session;
+  private static volatile boolean finished;
 
   private Main() {}
 
   public static void main(String[] args) {
+    ShutdownHookManager.get().addShutdownHook(Main::onShutdown, SHUTDOWN_PRIORITY);
+    int code;
+    String job = args.length > 0 ? args[0] : "overlap";
     try {
-      System.exit(run(args));
-    } catch (UsageException e) {
-      System.err.println("overlap: " + e.getMessage());
-      System.exit(2);
-    }
-  }
-
-  static Map<String, String> parse(String[] args, Set<String> allowed, Set<String> flags) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (int i = 1; i < args.length; i++) {
-      String a = args[i];
-      if (flags.contains(a)) {
-        opts.put(a, "true");
-      } else if (allowed.contains(a)) {
-        if (i + 1 >= args.length) {
-          throw new UsageException(a + " needs a value");
-        }
-        opts.put(a, args[++i]);
-      } else {
-        throw new UsageException(
-            "unknown option '" + a + "' for " + args[0] + "; options: " + allowed + " " + flags);
+      code = run(args);
+    } catch (Throwable t) {
+      if (StagedOutput.stopping) {
+        // The shutdown hook reports the interruption; wait for it to end the JVM.
+        waitForExit();
       }
+      ErrorLines.Line line = ErrorLines.of(t, job);
+      if (line.usage()) {
+        LOG.info("refused: {}", line.text(), t);
+        System.err.println("overlap: " + line.text());
+      } else {
+        LOG.error("{}", line.text(), t);
+        String log = System.getProperty("overlap.log.file");
+        System.err.println(
+            "overlap: " + line.text() + (log == null ? "" : " (stack trace in " + log + ")"));
+      }
+      code = line.usage() ? 2 : 1;
     }
-    return opts;
+    finished = true;
+    System.exit(code);
   }
 
-  static int run(String[] args) {
-    if (args.length == 0 || !JOBS.contains(args[0])) {
-      throw new UsageException(
-          (args.length == 0 ? "no job given" : "unknown job '" + args[0] + "'")
-              + "; jobs: "
-              + String.join(", ", JOBS));
+  static int run(String[] args) throws IOException {
+    JobArgs a = JobArgs.parse(args);
+    SparkConf sparkConf = new SparkConf();
+    checkMaster(sparkConf.get("spark.master", "local[*]"));
+    Configuration hadoop = SparkHadoopUtil.get().newConfiguration(sparkConf);
+    JobPaths paths =
+        new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
+
+    boolean defaultOutput = !a.has("--output");
+    String output =
+        a.get("--output")
+            .orElse(
+                a.job.equals("generate")
+                    ? "data/tpch-sf" + a.get("--scale").orElseThrow()
+                    : "out/" + a.job);
+    List<Path> inputs =
+        a.job.equals("generate")
+            ? List.of()
+            : a.get("--input").map(paths::input).orElse(List.of(paths.qualified(DEFAULT_DATA)));
+    paths.checkOutputPlace(output, inputs);
+    paths.checkExistingOutput(
+        output,
+        a.job,
+        a.has(JobArgs.OVERWRITE) || defaultOutput,
+        a.has(JobArgs.OVERWRITE_UNMARKED));
+    if (a.job.equals("generate")) {
+      checkRoom(paths, output, a.scale());
     }
-    String job = args[0];
-    Map<String, String> o =
-        parse(
-            args, Set.of("--scale", "--input", "--output", "--vocabulary"), Set.of("--overwrite"));
-    boolean overwrite = o.containsKey("--overwrite");
+    int vocabulary = a.job.equals("features") ? a.vocabulary() : 0;
+
     SparkSession spark =
         SparkSession.builder()
-            .appName("overlap " + job)
+            .appName("overlap " + a.job)
             // Features split timestamps in UTC on both paths.
             .config("spark.sql.session.timeZone", "UTC")
             .getOrCreate();
-    int slots = Math.max(1, spark.sparkContext().defaultParallelism());
-    JobSummary summary = new JobSummary(job);
-    long rowsOut;
+    session = spark;
     try {
-      switch (job) {
-        case "generate":
-          {
-            if (!o.containsKey("--scale")) {
-              throw new UsageException("generate needs --scale, e.g. --scale 1");
-            }
-            double sf = Double.parseDouble(o.get("--scale"));
-            String out = o.getOrDefault("--output", "data/tpch-sf" + o.get("--scale"));
-            checkOutput(spark, out, overwrite || !o.containsKey("--output"));
-            rowsOut = TpchGenerate.run(spark, sf, out);
-            break;
-          }
-        case "etl":
-          {
-            String in = input(spark, o, "lineitem");
-            String out = o.getOrDefault("--output", "out/etl");
-            checkOutput(spark, out, overwrite || !o.containsKey("--output"));
-            rowsOut = EtlJob.run(spark, in, out, summary);
-            break;
-          }
-        case "features":
-          {
-            String in = input(spark, o, "lineitem");
-            String out = o.getOrDefault("--output", "out/features");
-            checkOutput(spark, out, overwrite || !o.containsKey("--output"));
-            int vocab = Integer.parseInt(o.getOrDefault("--vocabulary", "20"));
-            rowsOut = FeaturesJob.run(spark, in, out, vocab, summary);
-            break;
-          }
-        default:
-          throw new AssertionError(job);
+      int slots = Math.max(1, spark.sparkContext().defaultParallelism());
+      String input = a.get("--input").orElse(null);
+      if (input == null && !a.job.equals("generate")) {
+        input = defaultInput(spark, paths) + "/lineitem";
       }
+      JobSummary summary = new JobSummary(a.job);
+      FileSystem fs = paths.fs(output);
+      long rowsOut;
+      try (StagedOutput staged = StagedOutput.begin(fs, paths.qualified(output), a.job)) {
+        current = staged;
+        String to = staged.staging().toString();
+        switch (a.job) {
+          case "generate":
+            rowsOut = TpchGenerate.run(spark, a.scale(), to);
+            break;
+          case "etl":
+            rowsOut = EtlJob.run(spark, input, to, summary);
+            break;
+          case "features":
+            rowsOut = FeaturesJob.run(spark, input, to, vocabulary, summary);
+            break;
+          default:
+            throw new AssertionError(a.job);
+        }
+        staged.commit();
+      } finally {
+        current = null;
+      }
+      System.out.println("overlap: " + a.job + " wrote " + output);
       System.out.print(summary.render(rowsOut, slots));
       return 0;
     } finally {
@@ -118,52 +155,145 @@ public final class Main {
     }
   }
 
-  /** The --input path, or the embedded default table, generated on first use. */
-  private static String input(SparkSession spark, Map<String, String> o, String table) {
-    String in = o.get("--input");
-    if (in != null) {
-      if (!exists(spark, in)) {
-        throw new UsageException("input path '" + in + "' does not exist");
-      }
-      return in;
-    }
+  /**
+   * The embedded default data, generated on first use through the same staged replace as any
+   * output, so that an interrupted first run leaves nothing that blocks the next.
+   */
+  private static String defaultInput(SparkSession spark, JobPaths paths) throws IOException {
     String dir = DEFAULT_DATA;
-    if (!exists(spark, dir + "/" + table + "/_SUCCESS")) {
-      System.out.println(
-          "no --input: generating the embedded default (TPC-H SF " + DEFAULT_SCALE + ") in " + dir);
-      delete(spark, dir);
-      TpchGenerate.run(spark, DEFAULT_SCALE, dir);
-    }
-    return dir + "/" + table;
-  }
-
-  private static void checkOutput(SparkSession spark, String out, boolean replace) {
-    if (exists(spark, out)) {
-      if (!replace) {
+    FileSystem fs = paths.fs(dir);
+    Path target = paths.qualified(dir);
+    StagedOutput.recover(fs, target);
+    if (fs.exists(target)) {
+      boolean complete =
+          StagedOutput.writtenBy(fs, target).isPresent()
+              || (fs.exists(new Path(target, "lineitem/_SUCCESS"))
+                  && fs.exists(new Path(target, "orders/_SUCCESS")));
+      if (!complete) {
         throw new UsageException(
-            "output path '" + out + "' exists; pass --overwrite to replace it");
+            "the default data folder '"
+                + dir
+                + "' exists but holds no complete TPC-H tables; delete it, or pass --input");
       }
-      delete(spark, out);
+      return target.toString();
+    }
+    System.out.println(
+        "no --input: generating the embedded default (TPC-H SF " + DEFAULT_SCALE + ") in " + dir);
+    try (StagedOutput staged = StagedOutput.begin(fs, target, "generate")) {
+      current = staged;
+      TpchGenerate.run(spark, DEFAULT_SCALE, staged.staging().toString());
+      staged.commit();
+    } finally {
+      current = null;
+    }
+    return target.toString();
+  }
+
+  /** Refuses a scale factor whose tables would not fit the output's local file system. */
+  private static void checkRoom(JobPaths paths, String output, double scale) {
+    JobPaths.FreeSpace free = paths.freeSpace(output);
+    long need = (long) Math.ceil(scale * BYTES_PER_SCALE);
+    if (free.bytes() >= 0 && need > free.bytes()) {
+      throw new UsageException(
+          String.format(
+              Locale.ROOT,
+              "--scale %s needs about %.1f GB for its Parquet files, but %s has %.1f GB free;"
+                  + " use a smaller --scale or an --output on a larger disk",
+              fmt(scale),
+              need / 1e9,
+              free.where(),
+              free.bytes() / 1e9));
     }
   }
 
-  private static FileSystem fs(SparkSession spark, String p) throws IOException {
-    return new Path(p).getFileSystem(spark.sparkContext().hadoopConfiguration());
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
   }
 
-  private static boolean exists(SparkSession spark, String p) {
-    try {
-      return fs(spark, p).exists(new Path(p));
-    } catch (IOException e) {
-      throw new UsageException("cannot read path '" + p + "': " + e.getMessage());
+  /**
+   * A standalone master that does not answer fails here, in seconds, rather than after Spark's
+   * minute of registration retries.
+   */
+  static void checkMaster(String master) {
+    if (!master.startsWith("spark://")) {
+      return;
     }
+    StringBuilder tried = new StringBuilder();
+    for (String hostPort : master.substring("spark://".length()).split(",")) {
+      int colon = hostPort.lastIndexOf(':');
+      String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+      int port;
+      try {
+        port = colon < 0 ? 7077 : Integer.parseInt(hostPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new UsageException(
+            "--master '"
+                + master
+                + "' has no valid port in '"
+                + hostPort
+                + "'; e.g. spark://host:7077");
+      }
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress(host, port), 3000);
+        return;
+      } catch (IOException e) {
+        tried
+            .append(tried.length() == 0 ? "" : ", ")
+            .append(host)
+            .append(':')
+            .append(port)
+            .append(": ")
+            .append(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+      }
+    }
+    throw new UsageException(
+        "cannot reach the Spark master "
+            + master
+            + " (tried "
+            + tried
+            + "); is it running? Check --master, or start the master first");
   }
 
-  private static void delete(SparkSession spark, String p) {
-    try {
-      fs(spark, p).delete(new Path(p), true);
-    } catch (IOException e) {
-      throw new UsageException("cannot replace '" + p + "': " + e.getMessage());
+  /**
+   * SIGINT or SIGTERM: stop Spark so no task writes on, delete the staging folder unless the result
+   * was already in place, and say what the output holds. Runs before Spark's own hook.
+   */
+  private static void onShutdown() {
+    if (finished) {
+      return;
+    }
+    StagedOutput.stopping = true;
+    StagedOutput staged = current;
+    SparkSession spark = session;
+    if (spark != null) {
+      try {
+        spark.sparkContext().cancelAllJobs();
+        spark.stop();
+      } catch (RuntimeException e) {
+        LOG.warn("stopping Spark on shutdown", e);
+      }
+    }
+    if (staged == null) {
+      System.err.println("overlap: interrupted; nothing was changed");
+    } else if (staged.abandon()) {
+      System.err.println(
+          "overlap: interrupted after the new result was in place in " + staged.target());
+    } else {
+      System.err.println(
+          "overlap: interrupted; nothing was changed ("
+              + staged.target()
+              + " holds what it held before)");
+    }
+    System.err.flush();
+  }
+
+  private static void waitForExit() {
+    while (true) {
+      try {
+        Thread.sleep(1000);
+      } catch (InterruptedException e) {
+        // keep waiting: the JVM is shutting down
+      }
     }
   }
 }

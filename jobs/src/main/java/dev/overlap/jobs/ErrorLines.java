@@ -1,0 +1,120 @@
+package dev.overlap.jobs;
+
+import dev.overlap.executor.config.OverlapConfigException;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.SparkThrowable;
+
+/**
+ * Turns whatever a job threw into the one line a user reads: what failed, naming the file, column,
+ * key or host at fault, and what to do. The full exception goes to the log, not to the terminal.
+ */
+final class ErrorLines {
+  private static final Pattern FILE =
+      Pattern.compile("((?:file|hdfs|s3a?|gs|abfss?|dbfs):[^\\s'\"`\\]]+)");
+
+  /** One line, and whether the user's input or command was at fault (exit code 2) or not (1). */
+  record Line(String text, boolean usage) {}
+
+  private ErrorLines() {}
+
+  static Line of(Throwable t, String job) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof UsageException) {
+        return new Line(c.getMessage(), true);
+      }
+      if (c instanceof OverlapConfigException) {
+        return new Line(c.getMessage(), true);
+      }
+    }
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      Line l = known(c, job);
+      if (l != null) {
+        return l;
+      }
+    }
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return new Line(
+        job + " failed: " + root.getClass().getSimpleName() + ": " + JobPaths.firstLine(root),
+        false);
+  }
+
+  private static Line known(Throwable c, String job) {
+    String msg = c.getMessage() == null ? "" : c.getMessage();
+    if (c instanceof SparkThrowable s && s.getCondition() != null) {
+      String cond = s.getCondition();
+      Map<String, String> params = s.getMessageParameters();
+      if (cond.equals("UNABLE_TO_INFER_SCHEMA")) {
+        return new Line(
+            "the input holds no Parquet data Spark can read (no data files, or only empty ones);"
+                + " point --input at a folder of Parquet files",
+            true);
+      }
+      if (cond.startsWith("FAILED_READ_FILE") || cond.startsWith("CANNOT_READ_FILE_FOOTER")) {
+        String path = params.getOrDefault("path", fileIn(msg));
+        return new Line(
+            "input file '"
+                + path
+                + "' is not a readable Parquet file ("
+                + rootLine(c)
+                + "); remove it from the input or repair it",
+            true);
+      }
+      if (cond.equals("PATH_NOT_FOUND")) {
+        return new Line(
+            "path not found: " + params.getOrDefault("path", fileIn(msg)) + "; check --input",
+            true);
+      }
+    }
+    if (msg.contains("is not a Parquet file") || msg.contains("Could not read footer")) {
+      return new Line(
+          "input file '"
+              + fileIn(msg)
+              + "' is not a readable Parquet file; remove it from the input or repair it",
+          true);
+    }
+    if (msg.contains("No FileSystem for scheme")
+        || (c instanceof ClassNotFoundException && msg.contains("org.apache.hadoop.fs."))) {
+      return new Line(
+          "no Hadoop file system for this path ("
+              + JobPaths.firstLine(c)
+              + "): add its connector jars to the job (for s3a:"
+              + " --conf spark.jars.packages=org.apache.hadoop:hadoop-aws:3.4.1) or use a local"
+              + " path",
+          true);
+    }
+    if (msg.contains("Could not parse Master URL")) {
+      return new Line(
+          "--master is not a master URL Spark knows ("
+              + JobPaths.firstLine(c)
+              + "); use local[*], local[N], spark://host:port, yarn or k8s://...",
+          true);
+    }
+    if (c instanceof OutOfMemoryError) {
+      return new Line(
+          job
+              + " ran out of memory in the driver ("
+              + JobPaths.firstLine(c)
+              + "); give it more with --driver-memory, e.g. --driver-memory 8g",
+          false);
+    }
+    return null;
+  }
+
+  private static String rootLine(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == t ? "unreadable" : JobPaths.firstLine(root);
+  }
+
+  private static String fileIn(String msg) {
+    Matcher m = FILE.matcher(msg);
+    return m.find() ? m.group(1) : "?";
+  }
+}

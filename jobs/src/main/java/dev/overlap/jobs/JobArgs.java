@@ -1,0 +1,207 @@
+package dev.overlap.jobs;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A job's command line, checked strictly: every option belongs to the job, is given once, and has a
+ * value that does not look like an option; numbers are in range. Every mistake is a {@link
+ * UsageException} whose message names the option and what it accepts.
+ */
+final class JobArgs {
+  static final List<String> JOBS = List.of("generate", "etl", "features");
+
+  /** Options that take a value, per job, in the order usage lists them. */
+  private static final Map<String, List<String>> VALUES =
+      Map.of(
+          "generate", List.of("--scale", "--output"),
+          "etl", List.of("--input", "--output"),
+          "features", List.of("--input", "--output", "--vocabulary"));
+
+  /** Flags every job takes. */
+  static final String OVERWRITE = "--overwrite";
+
+  static final String OVERWRITE_UNMARKED = "--overwrite-unmarked";
+  private static final List<String> FLAGS = List.of(OVERWRITE, OVERWRITE_UNMARKED);
+
+  /** The largest TPC-H scale factor the generator defines. */
+  static final double MAX_SCALE = 100_000;
+
+  static final int MAX_VOCABULARY = 100_000;
+
+  final String job;
+  private final Map<String, String> options;
+
+  private JobArgs(String job, Map<String, String> options) {
+    this.job = job;
+    this.options = options;
+  }
+
+  static JobArgs parse(String... args) {
+    if (args.length == 0) {
+      throw new UsageException("no job given; jobs: " + String.join(", ", JOBS));
+    }
+    String job = args[0];
+    if (!JOBS.contains(job)) {
+      throw new UsageException(
+          "unknown job '" + job + "'; jobs: " + String.join(", ", JOBS) + " (see --help)");
+    }
+    List<String> values = VALUES.get(job);
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      boolean flag = FLAGS.contains(a);
+      if (!flag && !values.contains(a)) {
+        throw new UsageException(unknown(job, a));
+      }
+      if (opts.containsKey(a)) {
+        throw new UsageException(a + " is given twice; give it once");
+      }
+      if (flag) {
+        opts.put(a, "true");
+        continue;
+      }
+      if (i + 1 >= args.length) {
+        throw new UsageException(a + " needs a value" + example(a));
+      }
+      String v = args[++i];
+      if (v.startsWith("--")) {
+        throw new UsageException(
+            a + " needs a value, but the next argument is the option '" + v + "'" + example(a));
+      }
+      if (v.isBlank()) {
+        throw new UsageException(a + " needs a value, got an empty one" + example(a));
+      }
+      opts.put(a, v);
+    }
+    JobArgs parsed = new JobArgs(job, opts);
+    if (job.equals("generate")) {
+      if (!opts.containsKey("--scale")) {
+        throw new UsageException("generate needs --scale, e.g. --scale 1");
+      }
+      parsed.scale();
+    }
+    if (opts.containsKey("--vocabulary")) {
+      parsed.vocabulary();
+    }
+    return parsed;
+  }
+
+  private static String unknown(String job, String a) {
+    String takes = job + " takes " + String.join(", ", takes(job));
+    if (!a.startsWith("-")) {
+      return "unexpected argument '" + a + "' (is it the value of an option?); " + takes;
+    }
+    for (Map.Entry<String, List<String>> e : VALUES.entrySet()) {
+      if (e.getValue().contains(a)) {
+        return a + " is not an option of " + job + " (it is one of " + e.getKey() + "); " + takes;
+      }
+    }
+    String near = nearest(a, takes(job));
+    return "unknown option '"
+        + a
+        + "' for "
+        + job
+        + (near == null ? "; " : "; did you mean " + near + "? ")
+        + takes;
+  }
+
+  static List<String> takes(String job) {
+    List<String> all = new ArrayList<>(VALUES.get(job));
+    all.addAll(FLAGS);
+    return all;
+  }
+
+  private static String example(String option) {
+    switch (option) {
+      case "--scale":
+        return ", e.g. --scale 1";
+      case "--vocabulary":
+        return ", e.g. --vocabulary 20";
+      case "--input":
+        return ", e.g. --input data/tpch-sf1/lineitem";
+      default:
+        return ", e.g. --output out/result";
+    }
+  }
+
+  Optional<String> get(String option) {
+    return Optional.ofNullable(options.get(option));
+  }
+
+  boolean has(String option) {
+    return options.containsKey(option);
+  }
+
+  /** {@code --scale}: a TPC-H scale factor, greater than 0 and at most {@value #MAX_SCALE}. */
+  double scale() {
+    String v = options.get("--scale");
+    double sf;
+    try {
+      sf = Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      sf = Double.NaN;
+    }
+    if (!(sf > 0 && sf <= MAX_SCALE)) {
+      throw new UsageException(
+          String.format(
+              Locale.ROOT,
+              "--scale must be a number greater than 0 and at most %.0f (e.g. 0.01, 1, 10), got '%s'",
+              MAX_SCALE,
+              v));
+    }
+    return sf;
+  }
+
+  /** {@code --vocabulary}: a whole number from 1 to {@value #MAX_VOCABULARY}; 20 by default. */
+  int vocabulary() {
+    String v = options.getOrDefault("--vocabulary", "20");
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n >= 1 && n <= MAX_VOCABULARY) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new UsageException(
+        "--vocabulary must be a whole number from 1 to " + MAX_VOCABULARY + ", got '" + v + "'");
+  }
+
+  /** The closest of {@code candidates} to {@code word} by edit distance, if it is close. */
+  static String nearest(String word, List<String> candidates) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String c : candidates) {
+      int d = distance(word, c);
+      if (d < bestDistance) {
+        best = c;
+        bestDistance = d;
+      }
+    }
+    return bestDistance <= Math.max(2, word.length() / 3) ? best : null;
+  }
+
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}

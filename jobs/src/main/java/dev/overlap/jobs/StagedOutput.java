@@ -1,0 +1,266 @@
+package dev.overlap.jobs;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A job's output, built in a staging folder beside the target and put in place only once complete.
+ *
+ * <p>The staging folder is a sibling of the target on the same file system, named {@code
+ * .<target>.overlap-staging-<job>-<host>-<pid>-<time>}: hidden, so Spark and Hadoop readers never
+ * list it as data, and recognisable, so a run that was killed is cleaned up by the next one. {@link
+ * #commit()} writes the marker file {@value #MARKER} into the staging folder, moves an earlier
+ * target aside to {@code .<target>.overlap-previous-…}, moves the staging folder to the target and
+ * only then deletes the earlier result. Every step is a rename within one folder, so at each moment
+ * the target holds the complete old result or the complete new one, except between the two renames
+ * of a commit, when the old result sits under its {@code previous} name; {@link #recover} (which
+ * every run calls before it looks at the target) moves it back if the process died there.
+ *
+ * <p>Nothing outside the target and these two sibling names is ever written, moved or deleted.
+ */
+final class StagedOutput implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StagedOutput.class);
+
+  /** The file that says a folder is an Overlap job's output, and which job wrote it. */
+  static final String MARKER = "_OVERLAP_OUTPUT";
+
+  static final String STAGING = ".overlap-staging-";
+  static final String PREVIOUS = ".overlap-previous-";
+
+  /**
+   * For crash tests: names a point ({@code staged}, {@code replace}) at which the run prints {@code
+   * overlap-test: paused at <point>} and waits, so that a test can signal it there.
+   */
+  static final String PAUSE_ENV = "OVERLAP_TEST_PAUSE_AT";
+
+  /** Set when the JVM shuts down (a signal): a paused run resumes at once. */
+  static volatile boolean stopping;
+
+  private final FileSystem fs;
+  private final Path target;
+  private final String job;
+  private final Path staging;
+  private final Object lock = new Object();
+  private boolean committed;
+  private boolean closed;
+
+  private StagedOutput(FileSystem fs, Path target, String job, Path staging) {
+    this.fs = fs;
+    this.target = target;
+    this.job = job;
+    this.staging = staging;
+  }
+
+  /** Creates the staging folder for {@code target}; the caller writes the result into it. */
+  static StagedOutput begin(FileSystem fs, Path target, String job) throws IOException {
+    Path parent = target.getParent();
+    if (parent != null && !fs.exists(parent)) {
+      fs.mkdirs(parent);
+    }
+    String time = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path staging =
+        sibling(
+            target,
+            STAGING + job + "-" + host() + "-" + ProcessHandle.current().pid() + "-" + time);
+    if (!fs.mkdirs(staging)) {
+      throw new IOException("cannot create the staging folder " + staging);
+    }
+    pause("staged");
+    return new StagedOutput(fs, target, job, staging);
+  }
+
+  /** Where the job writes its result. */
+  Path staging() {
+    return staging;
+  }
+
+  Path target() {
+    return target;
+  }
+
+  /**
+   * Marks the staged result as complete and puts it in place of the target. Holds the lock that
+   * {@link #abandon()} takes, so a shutdown hook sees the replace either done or not started.
+   */
+  void commit() throws IOException {
+    synchronized (lock) {
+      if (closed) {
+        throw new IOException("the run was interrupted; '" + target + "' was left as it was");
+      }
+      try (OutputStream out = fs.create(new Path(staging, MARKER), false)) {
+        out.write(markerText(job).getBytes(StandardCharsets.UTF_8));
+      }
+      Path previous = null;
+      if (fs.exists(target)) {
+        previous = sibling(target, PREVIOUS + job + "-" + ProcessHandle.current().pid());
+        if (!fs.rename(target, previous)) {
+          throw new IOException("cannot move the earlier result '" + target + "' aside");
+        }
+      }
+      pause("replace");
+      if (!fs.rename(staging, target)) {
+        if (previous != null) {
+          fs.rename(previous, target);
+        }
+        throw new IOException("cannot move the new result into '" + target + "'");
+      }
+      committed = true;
+      if (previous != null && !fs.delete(previous, true)) {
+        LOG.warn("could not delete the earlier result, moved aside to {}", previous);
+      }
+    }
+  }
+
+  boolean committed() {
+    synchronized (lock) {
+      return committed;
+    }
+  }
+
+  /**
+   * Deletes the staging folder unless the result was committed; safe from a shutdown hook while the
+   * job still runs. Returns whether the result had been committed.
+   */
+  boolean abandon() {
+    synchronized (lock) {
+      if (!closed) {
+        closed = true;
+        if (!committed) {
+          try {
+            fs.delete(staging, true);
+          } catch (IOException e) {
+            LOG.warn("could not delete the staging folder {}", staging, e);
+          }
+        }
+      }
+      return committed;
+    }
+  }
+
+  @Override
+  public void close() {
+    abandon();
+  }
+
+  static String markerText(String job) {
+    return "job=" + job + "\nwritten=" + LocalDateTime.now() + "\n";
+  }
+
+  /** Which job wrote {@code dir}, when it is an Overlap output. */
+  static Optional<String> writtenBy(FileSystem fs, Path dir) throws IOException {
+    Path marker = new Path(dir, MARKER);
+    if (!fs.isFile(marker)) {
+      return Optional.empty();
+    }
+    try (var in = fs.open(marker)) {
+      String text = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+      for (String line : text.split("\n")) {
+        if (line.startsWith("job=")) {
+          return Optional.of(line.substring(4).trim());
+        }
+      }
+    }
+    return Optional.of("unknown");
+  }
+
+  /**
+   * Puts right what a killed run left beside {@code target}: an earlier result moved aside during a
+   * replace goes back when the target is missing (else it is deleted: the replace had finished),
+   * and staging folders of runs that are no longer alive are deleted. A staging folder of a process
+   * that still runs on this host, or of another host, is left alone.
+   */
+  static void recover(FileSystem fs, Path target) throws IOException {
+    Path parent = target.getParent();
+    if (parent == null || !fs.isDirectory(parent)) {
+      return;
+    }
+    String prefix = "." + target.getName();
+    FileStatus[] siblings =
+        fs.listStatus(parent, p -> p.getName().startsWith(prefix + ".overlap-"));
+    for (FileStatus s : siblings) {
+      String rest = s.getPath().getName().substring(prefix.length());
+      if (rest.startsWith(PREVIOUS)) {
+        if (!fs.exists(target)) {
+          LOG.warn("restoring {}: a run was stopped while it replaced it", target);
+          if (!fs.rename(s.getPath(), target)) {
+            throw new IOException("cannot restore the earlier result from " + s.getPath());
+          }
+        } else {
+          fs.delete(s.getPath(), true);
+        }
+      }
+    }
+    for (FileStatus s : siblings) {
+      String rest = s.getPath().getName().substring(prefix.length());
+      if (rest.startsWith(STAGING) && !aliveHere(rest)) {
+        LOG.info("deleting {}: left by a run that was stopped", s.getPath());
+        fs.delete(s.getPath(), true);
+      }
+    }
+  }
+
+  /** Whether a staging name belongs to a process that still runs, or to another host. */
+  private static boolean aliveHere(String stagingName) {
+    // .overlap-staging-<job>-<host>-<pid>-<yyyyMMdd>-<HHmmss>
+    String[] parts = stagingName.substring(STAGING.length()).split("-");
+    if (parts.length < 5) {
+      return false;
+    }
+    String host = String.join("-", java.util.Arrays.copyOfRange(parts, 1, parts.length - 3));
+    if (!host.equals(host())) {
+      return true;
+    }
+    try {
+      long pid = Long.parseLong(parts[parts.length - 3]);
+      return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isPresent();
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private static Path sibling(Path target, String suffix) {
+    return new Path(target.getParent(), "." + target.getName() + suffix);
+  }
+
+  private static String host() {
+    try {
+      return InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9.]", "_");
+    } catch (IOException e) {
+      return ManagementFactory.getRuntimeMXBean().getName().replaceAll("[^A-Za-z0-9.]", "_");
+    }
+  }
+
+  /** The crash tests' hook; does nothing unless {@value #PAUSE_ENV} names this point. */
+  static void pause(String point) {
+    if (point.equals(System.getenv(PAUSE_ENV))) {
+      System.out.println("overlap-test: paused at " + point);
+      System.out.flush();
+      long until = System.nanoTime() + 120_000_000_000L;
+      while (!stopping && System.nanoTime() < until) {
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return String.format(Locale.ROOT, "%s (staged in %s)", target, staging);
+  }
+}
