@@ -8,6 +8,8 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
@@ -30,8 +32,22 @@ final class FeaturePlan implements Serializable {
   static final class Column implements Serializable {
     final String name;
     final Kind kind;
+
+    /**
+     * Whether the column gets {@code isnull} and {@code imputed} features: declared nullable, or a
+     * float or double column (whose NaN and infinities count as missing, whatever the schema says).
+     */
     final boolean nullable;
+
+    /** A float or double column: NaN, +Infinity and -Infinity are treated as missing, as null. */
+    final boolean floating;
+
+    /**
+     * The mean, the sample standard deviation and whether the minimum is non-negative, over the
+     * present values: nulls, NaN and infinities left out.
+     */
     double mean;
+
     double std;
     boolean nonNegative;
     List<String> vocabulary = List.of();
@@ -48,10 +64,14 @@ final class FeaturePlan implements Serializable {
      */
     String mode = "";
 
-    Column(String name, Kind kind, boolean nullable) {
+    /** How many NaN and infinite values the first pass found (float and double columns). */
+    long nonFinite;
+
+    Column(String name, Kind kind, boolean nullable, boolean floating) {
       this.name = name;
       this.kind = kind;
-      this.nullable = nullable;
+      this.nullable = nullable || floating;
+      this.floating = floating;
     }
   }
 
@@ -69,9 +89,21 @@ final class FeaturePlan implements Serializable {
       if (k == null) {
         unsupported.add(f.name() + " (" + f.dataType().simpleString() + ")");
       } else {
-        columns.add(new Column(f.name(), k, f.nullable()));
+        boolean floating = f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
+        columns.add(new Column(f.name(), k, f.nullable(), floating));
       }
     }
+  }
+
+  /** The number of NaN and infinite values found in the first pass, over every column. */
+  long nonFiniteCount() {
+    return columns.stream().mapToLong(c -> c.nonFinite).sum();
+  }
+
+  /** The columns holding NaN or infinite values, comma-separated. */
+  String nonFiniteColumns() {
+    return String.join(
+        ", ", columns.stream().filter(c -> c.nonFinite > 0).map(c -> c.name).toList());
   }
 
   static Kind kindOf(DataType t) {

@@ -19,6 +19,12 @@ import org.slf4j.LoggerFactory;
  * FeatureKernel}). A first pass computes means, standard deviations, minimums and vocabularies; the
  * second pass derives the features on the GPU. Columns of other types are named in a warning and
  * passed through unchanged.
+ *
+ * <p><b>Non-finite values.</b> NaN, +Infinity and -Infinity in a float or double column are treated
+ * as missing, exactly as null: the first pass leaves them out of the mean, deviation and minimum,
+ * and the second flags them in {@code _isnull} and imputes them (see {@link FeatureKernel}). {@link
+ * #run} reports how many there were, and in which columns, in the summary's {@code non-finite}
+ * line.
  */
 public final class FeaturesJob {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
@@ -35,6 +41,15 @@ public final class FeaturesJob {
       switch (c.kind) {
         case NUMERIC:
           Column x = col(q).cast("double");
+          if (c.floating) {
+            // nonFinite is null for a null value: neither counted nor kept, as before.
+            Column nonFinite =
+                functions
+                    .isnan(x)
+                    .or(functions.abs(x).equalTo(functions.lit(Double.POSITIVE_INFINITY)));
+            x = functions.when(functions.not(nonFinite), x);
+            aggs.add(functions.count(functions.when(nonFinite, functions.lit(1))));
+          }
           aggs.add(functions.avg(x));
           aggs.add(functions.stddev_samp(x));
           aggs.add(functions.min(x));
@@ -56,6 +71,10 @@ public final class FeaturesJob {
       for (FeaturePlan.Column c : plan.columns) {
         switch (c.kind) {
           case NUMERIC:
+            if (c.floating) {
+              c.nonFinite = stats.getLong(at);
+              at++;
+            }
             c.mean = stats.isNullAt(at) ? 0.0 : stats.getDouble(at);
             c.std = stats.isNullAt(at + 1) ? 0.0 : stats.getDouble(at + 1);
             c.nonNegative = !stats.isNullAt(at + 2) && stats.getDouble(at + 2) >= 0;
@@ -70,6 +89,12 @@ public final class FeaturesJob {
             break;
         }
       }
+    }
+    if (plan.nonFiniteCount() > 0) {
+      LOG.warn(
+          "features: {} NaN or infinite values in {} are treated as missing",
+          plan.nonFiniteCount(),
+          plan.nonFiniteColumns());
     }
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {
@@ -145,6 +170,11 @@ public final class FeaturesJob {
     FeaturePlan plan = plan(in, vocab);
     summary.phase(
         "first pass", System.nanoTime() - start, "statistics and vocabularies, on Spark alone");
+    if (plan.nonFiniteCount() > 0) {
+      summary.note(
+          "non-finite",
+          plan.nonFiniteCount() + " values in " + plan.nonFiniteColumns() + " treated as missing");
+    }
     Dataset<Row> out = features(in, plan, report);
     out.write().mode("overwrite").parquet(output);
     summary.add("features", report);
