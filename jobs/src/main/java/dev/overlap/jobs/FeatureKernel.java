@@ -88,7 +88,7 @@ final class FeatureKernel implements GpuKernel {
           }
         }
       }
-      if (plan.carriesRowId) {
+      if (plan.rowId != null) {
         out.add(in.getColumn(plan.columns.size()).incRefCount());
       }
       return new Table(out.toArray(new ColumnVector[0]));
@@ -263,7 +263,7 @@ final class FeatureKernel implements GpuKernel {
         v.add(isNull ? imputedValue(c) : cpuValue(c, value));
       }
     }
-    if (plan.carriesRowId) {
+    if (plan.rowId != null) {
       v.add(r.get(plan.columns.size()));
     }
     return RowFactory.create(v.toArray());

@@ -3,6 +3,8 @@ package dev.overlap.jobs;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -79,12 +81,19 @@ final class FeaturePlan implements Serializable {
   final List<String> unsupported = new ArrayList<>();
   final int vocabularySize;
 
-  /** When set, the kernel's last input column is a row id it passes through unchanged. */
-  boolean carriesRowId;
+  /** Every input column's name, in input order. */
+  final List<String> inputNames = new ArrayList<>();
+
+  /**
+   * When set, the kernel's last input column is a row id, under this name, that it passes through
+   * unchanged; see {@link #freeRowIdName}.
+   */
+  String rowId;
 
   FeaturePlan(StructType schema, int vocabularySize) {
     this.vocabularySize = vocabularySize;
     for (StructField f : schema.fields()) {
+      inputNames.add(f.name());
       Kind k = kindOf(f.dataType());
       if (k == null) {
         unsupported.add(f.name() + " (" + f.dataType().simpleString() + ")");
@@ -142,37 +151,75 @@ final class FeaturePlan implements Serializable {
     return columns.stream().map(c -> c.name).toArray(String[]::new);
   }
 
-  /** The output schema; {@link FeatureKernel} and its CPU implementation produce these columns. */
+  /**
+   * The output schema; {@link FeatureKernel} and its CPU implementation produce these columns: the
+   * features, then the row id when there is one.
+   */
   StructType outputSchema() {
-    StructType s = new StructType();
+    StructType s = featureSchema();
+    return rowId == null ? s : s.add(rowId, DataTypes.LongType, false);
+  }
+
+  /** The features. */
+  private StructType featureSchema() {
+    List<StructField> natural = new ArrayList<>();
     for (Column c : columns) {
       switch (c.kind) {
         case NUMERIC:
-          s = s.add(c.name + "_std", DataTypes.DoubleType, false);
+          natural.add(field(c, "_std", DataTypes.DoubleType, false));
           if (c.nonNegative) {
-            s = s.add(c.name + "_log1p", DataTypes.DoubleType, false);
+            natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
           }
           break;
         case TIMESTAMP:
-          s = s.add(c.name + "_hour", DataTypes.IntegerType);
-          s = s.add(c.name + "_dow", DataTypes.IntegerType);
-          s = s.add(c.name + "_month", DataTypes.IntegerType);
+          natural.add(field(c, "_hour", DataTypes.IntegerType, true));
+          natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+          natural.add(field(c, "_month", DataTypes.IntegerType, true));
           break;
         case DATE:
-          s = s.add(c.name + "_dow", DataTypes.IntegerType);
-          s = s.add(c.name + "_month", DataTypes.IntegerType);
+          natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+          natural.add(field(c, "_month", DataTypes.IntegerType, true));
           break;
         case STRING:
-          s = s.add(c.name + "_idx", DataTypes.IntegerType, false);
+          natural.add(field(c, "_idx", DataTypes.IntegerType, false));
           break;
         default:
           throw new AssertionError(c.kind);
       }
       if (c.nullable) {
-        s = s.add(c.name + "_isnull", DataTypes.BooleanType, false);
-        s = s.add(c.name + "_imputed", imputedType(c.kind), false);
+        natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
+        natural.add(field(c, "_imputed", imputedType(c.kind), false));
       }
     }
-    return carriesRowId ? s.add(FeaturesJob.ROW_ID, DataTypes.LongType, false) : s;
+    StructType s = new StructType();
+    for (StructField f : natural) {
+      s = s.add(f);
+    }
+    return s;
+  }
+
+  /**
+   * A name for the row id that no input column and no feature has, ignoring case: {@link
+   * FeaturesJob#ROW_ID}, or that with the first free suffix {@code _2}, {@code _3}, …
+   */
+  String freeRowIdName() {
+    Set<String> taken = ignoringCase(inputNames);
+    taken.addAll(List.of(featureSchema().fieldNames()));
+    String name = FeaturesJob.ROW_ID;
+    for (int k = 2; taken.contains(name); k++) {
+      name = FeaturesJob.ROW_ID + "_" + k;
+    }
+    return name;
+  }
+
+  private static StructField field(Column c, String suffix, DataType type, boolean nullable) {
+    return DataTypes.createStructField(c.name + suffix, type, nullable);
+  }
+
+  /** A set of names that compares them as Spark does by default, ignoring case. */
+  private static Set<String> ignoringCase(List<String> names) {
+    Set<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    s.addAll(names);
+    return s;
   }
 }

@@ -25,9 +25,14 @@ import org.slf4j.LoggerFactory;
  * and the second flags them in {@code _isnull} and imputes them (see {@link FeatureKernel}). {@link
  * #run} reports how many there were, and in which columns, in the summary's {@code non-finite}
  * line.
+ *
+ * <p><b>Names.</b> The row id that carries passed-through columns around the kernel takes a name no
+ * input or output column has.
  */
 public final class FeaturesJob {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+
+  /** The row id's name, unless an input or output column has it (see {@link #features}). */
   static final String ROW_ID = "__overlap_row_id";
 
   private FeaturesJob() {}
@@ -37,7 +42,7 @@ public final class FeaturesJob {
     FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
     List<Column> aggs = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
-      String q = "`" + c.name + "`";
+      String q = quote(c.name);
       switch (c.kind) {
         case NUMERIC:
           Column x = col(q).cast("double");
@@ -98,14 +103,15 @@ public final class FeaturesJob {
     }
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {
-        // The most frequent values; the first is the imputed value even with no vocabulary.
+        // The most frequent values; the first is the imputed value even with no vocabulary. The
+        // aliases keep an input column named "count" from clashing with the count.
         List<String> top = new ArrayList<>();
         for (Row r :
             input
-                .where(col("`" + c.name + "`").isNotNull())
-                .groupBy(col("`" + c.name + "`"))
-                .count()
-                .orderBy(col("count").desc(), col("`" + c.name + "`").asc())
+                .where(col(quote(c.name)).isNotNull())
+                .groupBy(col(quote(c.name)).as("value"))
+                .agg(functions.count(functions.lit(1)).as("n"))
+                .orderBy(col("n").desc(), col("value").asc())
                 .limit(Math.max(1, vocabularySize))
                 .collectAsList()) {
           top.add(r.getString(0));
@@ -136,29 +142,36 @@ public final class FeaturesJob {
     }
     // Carry the unsupported columns around the kernel and join them back by a row id. The ids are
     // materialized once (local checkpoint): evaluated twice over an input whose row order is not
-    // deterministic (a shuffle, say), the two sides would number rows differently.
+    // deterministic (a shuffle, say), the two sides would number rows differently. The id's name
+    // is one no input or output column has, so it replaces nothing.
+    String rowId = plan.freeRowIdName();
     Dataset<Row> withId =
-        input.withColumn(ROW_ID, functions.monotonically_increasing_id()).localCheckpoint(true);
-    plan.carriesRowId = true;
+        input.withColumn(rowId, functions.monotonically_increasing_id()).localCheckpoint(true);
+    plan.rowId = rowId;
     String[] in = plan.inputColumns();
     String[] withIdCols = java.util.Arrays.copyOf(in, in.length + 1);
-    withIdCols[in.length] = ROW_ID;
+    withIdCols[in.length] = rowId;
     Dataset<Row> feats =
         GpuPartitions.map(withId.select(cols(withIdCols)), new FeatureKernel(plan), report);
     List<Column> rest = new ArrayList<>();
-    rest.add(col(ROW_ID));
+    rest.add(col(quote(rowId)));
     for (org.apache.spark.sql.types.StructField f : input.schema().fields()) {
       if (FeaturePlan.kindOf(f.dataType()) == null) {
-        rest.add(col("`" + f.name() + "`"));
+        rest.add(col(quote(f.name())));
       }
     }
-    return feats.join(withId.select(rest.toArray(new Column[0])), ROW_ID).drop(ROW_ID);
+    return feats.join(withId.select(rest.toArray(new Column[0])), rowId).drop(rowId);
+  }
+
+  /** A column name as a SQL identifier, so that dots, spaces and backticks in it are literal. */
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
   }
 
   private static Column[] cols(String[] names) {
     Column[] out = new Column[names.length];
     for (int i = 0; i < names.length; i++) {
-      out[i] = col("`" + names[i] + "`");
+      out[i] = col(quote(names[i]));
     }
     return out;
   }

@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The features job on input TPC-H does not have: nulls in every column (each gets an indicator and
  * an imputed value), timestamps, ties in the vocabulary, and a column of a type it cannot handle,
  * which must come through unchanged and still beside its own row; NaN and infinities, treated as
- * missing. Without a GPU the executor runs the CPU implementation; the test tagged {@code gpu}
- * needs the GPU and compares the two.
+ * missing; an input column named like the job's row id. Without a GPU the executor runs the CPU
+ * implementation; the test tagged {@code gpu} needs the GPU and compares the two.
  */
 class FeaturesJobTest {
   static SparkSession spark;
@@ -373,6 +373,48 @@ class FeaturesJobTest {
       assertEquals(missing(x(i)), r.<Boolean>getAs("x_isnull"), "x of row " + i);
       assertEquals(missing(y(i)), r.<Boolean>getAs("y_isnull"), "y of row " + i);
       assertEquals(missing(f(i)), r.<Boolean>getAs("f_isnull"), "f of row " + i);
+    }
+  }
+
+  // ---- names -----------------------------------------------------------------------------------
+
+  @Test
+  void anInputColumnNamedLikeTheRowIdPassesThroughUnchanged() {
+    StructType schema =
+        new StructType()
+            .add("v", DataTypes.LongType, false)
+            .add(FeaturesJob.ROW_ID, DataTypes.BinaryType)
+            .add(
+                FeaturesJob.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2",
+                DataTypes.BooleanType);
+    assertEquals(FeaturesJob.ROW_ID + "_3", new FeaturePlan(schema, 2).freeRowIdName());
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      rows.add(RowFactory.create((long) i, new byte[] {(byte) i, (byte) (100 + i)}, i % 3 == 0));
+    }
+    Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(3);
+    Dataset<Row> out = FeaturesJob.features(in, 2, null);
+    assertEquals(
+        List.of(
+            "v_std",
+            "v_log1p",
+            FeaturesJob.ROW_ID,
+            FeaturesJob.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2"),
+        List.of(out.columns()));
+    double mean = in.selectExpr("avg(v)").first().getDouble(0);
+    double std = in.selectExpr("stddev_samp(v)").first().getDouble(0);
+    boolean[] seen = new boolean[40];
+    for (Row r : out.collectAsList()) {
+      byte[] id = (byte[]) r.get(2);
+      int i = id[0];
+      assertArrayEquals(new byte[] {(byte) i, (byte) (100 + i)}, id);
+      assertEquals(i % 3 == 0, r.getBoolean(3), "row " + i);
+      assertEquals((i - mean) / std, r.<Double>getAs("v_std"), 1e-12, "row " + i);
+      assertFalse(seen[i], "row " + i + " twice");
+      seen[i] = true;
+    }
+    for (int i = 0; i < 40; i++) {
+      assertTrue(seen[i], "row " + i);
     }
   }
 }
