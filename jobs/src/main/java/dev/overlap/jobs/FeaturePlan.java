@@ -21,6 +21,12 @@ import org.apache.spark.sql.types.TimestampType;
 /**
  * What the features job derives from each input column, with the statistics of the first pass.
  * Shared by the GPU kernel and its CPU implementation so both compute the same function.
+ *
+ * <p><b>Output names.</b> A feature is named after its column with a suffix ({@code a_std}). A name
+ * that equals, ignoring case (as Spark resolves names by default), the name of any input column or
+ * of an earlier output column takes the first free suffix {@code _2}, {@code _3}, … instead: with
+ * inputs {@code a} and {@code a_std}, the standardized {@code a} is {@code a_std_2}. Passed-through
+ * columns keep their names.
  */
 final class FeaturePlan implements Serializable {
   enum Kind {
@@ -160,7 +166,7 @@ final class FeaturePlan implements Serializable {
     return rowId == null ? s : s.add(rowId, DataTypes.LongType, false);
   }
 
-  /** The features. */
+  /** The features, named as the class comment says. */
   private StructType featureSchema() {
     List<StructField> natural = new ArrayList<>();
     for (Column c : columns) {
@@ -191,9 +197,21 @@ final class FeaturePlan implements Serializable {
         natural.add(field(c, "_imputed", imputedType(c.kind), false));
       }
     }
+    // A renamed feature also avoids every feature's own name, so it cannot take a later one's.
+    Set<String> reserved = ignoringCase(inputNames);
+    natural.forEach(f -> reserved.add(f.name()));
+    Set<String> taken = ignoringCase(inputNames);
     StructType s = new StructType();
     for (StructField f : natural) {
-      s = s.add(f);
+      String name = f.name();
+      for (int k = 2; taken.contains(name); k++) {
+        String candidate = f.name() + "_" + k;
+        if (!reserved.contains(candidate)) {
+          name = candidate;
+        }
+      }
+      taken.add(name);
+      s = s.add(name, f.dataType(), f.nullable());
     }
     return s;
   }

@@ -5,7 +5,11 @@ import static org.apache.spark.sql.functions.col;
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -26,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * #run} reports how many there were, and in which columns, in the summary's {@code non-finite}
  * line.
  *
- * <p><b>Names.</b> The row id that carries passed-through columns around the kernel takes a name no
- * input or output column has.
+ * <p><b>Names.</b> Features whose names would equal an input column's, ignoring case, are renamed
+ * with a suffix (see {@link FeaturePlan}); the row id that carries passed-through columns around
+ * the kernel takes a name no input or output column has. Under Spark's default case-insensitive
+ * resolution, input columns whose names differ only in case are refused before any work.
  */
 public final class FeaturesJob {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
@@ -39,6 +45,7 @@ public final class FeaturesJob {
 
   /** The first pass: statistics and vocabularies. */
   static FeaturePlan plan(Dataset<Row> input, int vocabularySize) {
+    checkNames(input);
     FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
     List<Column> aggs = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
@@ -163,6 +170,33 @@ public final class FeaturesJob {
     return feats.join(withId.select(rest.toArray(new Column[0])), rowId).drop(rowId);
   }
 
+  /**
+   * Refuses input columns Spark could not tell apart: two with one name, or, unless {@code
+   * spark.sql.caseSensitive} is set, two whose names differ only in case.
+   */
+  private static void checkNames(Dataset<Row> input) {
+    boolean caseSensitive =
+        Boolean.parseBoolean(input.sparkSession().conf().get("spark.sql.caseSensitive", "false"));
+    Map<String, String> seen =
+        caseSensitive ? new HashMap<>() : new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    for (String name : input.columns()) {
+      String earlier = seen.putIfAbsent(name, name);
+      if (earlier == null) {
+        continue;
+      }
+      if (earlier.equals(name)) {
+        throw new UsageException("the input has two columns named '" + name + "'; rename one");
+      }
+      throw new UsageException(
+          "input columns '"
+              + earlier
+              + "' and '"
+              + name
+              + "' differ only in case, and Spark resolves names ignoring case: rename one, or"
+              + " pass --conf spark.sql.caseSensitive=true");
+    }
+  }
+
   /** A column name as a SQL identifier, so that dots, spaces and backticks in it are literal. */
   private static String quote(String name) {
     return "`" + name.replace("`", "``") + "`";
@@ -178,7 +212,24 @@ public final class FeaturesJob {
 
   static long run(SparkSession spark, String input, String output, int vocab, JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> in = spark.read().parquet(input);
+    Dataset<Row> in;
+    try {
+      in = spark.read().parquet(input);
+    } catch (Exception e) { // AnalysisException, which Java sees as checked
+      if (!(e instanceof AnalysisException a)
+          || !"COLUMN_ALREADY_EXISTS".equals(a.getCondition())) {
+        throw e;
+      }
+      String named = a.getMessageParameters().get("columnName");
+      throw new UsageException(
+          "input '"
+              + input
+              + "' has columns whose names differ only in case"
+              + (named == null ? "" : " (" + named + ")")
+              + ", and Spark resolves names ignoring case: rename one, or pass"
+              + " --conf spark.sql.caseSensitive=true",
+          e);
+    }
     long start = System.nanoTime();
     FeaturePlan plan = plan(in, vocab);
     summary.phase(

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -34,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The features job on input TPC-H does not have: nulls in every column (each gets an indicator and
  * an imputed value), timestamps, ties in the vocabulary, and a column of a type it cannot handle,
  * which must come through unchanged and still beside its own row; NaN and infinities, treated as
- * missing; an input column named like the job's row id. Without a GPU the executor runs the CPU
- * implementation; the test tagged {@code gpu} needs the GPU and compares the two.
+ * missing; input names that equal the job's own or its output's. Without a GPU the executor runs
+ * the CPU implementation; the test tagged {@code gpu} needs the GPU and compares the two.
  */
 class FeaturesJobTest {
   static SparkSession spark;
@@ -415,6 +417,107 @@ class FeaturesJobTest {
     }
     for (int i = 0; i < 40; i++) {
       assertTrue(seen[i], "row " + i);
+    }
+  }
+
+  @Test
+  void featuresNamedLikeAnInputColumnTakeASuffix() {
+    StructType schema =
+        new StructType()
+            .add("a", DataTypes.DoubleType)
+            .add("a_std", DataTypes.LongType, false)
+            .add("A_ISNULL", DataTypes.BinaryType) // passes through under its own name
+            .add("a_std_2", DataTypes.StringType, false)
+            .add("count", DataTypes.StringType, false); // the first pass counts values too
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      rows.add(
+          RowFactory.create(
+              i % 5 == 0 ? null : i * 0.5,
+              (long) i * i,
+              new byte[] {(byte) i},
+              "s" + (i % 3),
+              i % 4 == 0 ? "x" : "c" + (i % 2)));
+    }
+    Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(2);
+    Dataset<Row> out = FeaturesJob.features(in, 2, null);
+    assertEquals(
+        List.of(
+            "a_std_3", // a_std and a_std_2 are inputs
+            "a_log1p",
+            "a_isnull_2", // A_ISNULL is an input, ignoring case
+            "a_imputed",
+            "a_std_std",
+            "a_std_log1p",
+            "a_std_2_idx",
+            "count_idx",
+            "A_ISNULL"),
+        List.of(out.columns()));
+    double mean = in.selectExpr("avg(a)").first().getDouble(0);
+    double std = in.selectExpr("stddev_samp(a)").first().getDouble(0);
+    double meanSq = in.selectExpr("avg(a_std)").first().getDouble(0);
+    double stdSq = in.selectExpr("stddev_samp(a_std)").first().getDouble(0);
+    for (Row r : out.collectAsList()) {
+      int i = r.<byte[]>getAs("A_ISNULL")[0];
+      double a = i % 5 == 0 ? mean : i * 0.5;
+      assertEquals((a - mean) / std, r.<Double>getAs("a_std_3"), 1e-12, "row " + i);
+      assertEquals(i % 5 == 0, r.<Boolean>getAs("a_isnull_2"), "row " + i);
+      assertEquals(a, r.<Double>getAs("a_imputed"), 1e-12, "row " + i);
+      assertEquals((i * i - meanSq) / stdSq, r.<Double>getAs("a_std_std"), 1e-12, "row " + i);
+      // count: c1 has 20 rows, c0 and x 10 each: the vocabulary of 2 is c1, then c0 (by value).
+      int count = i % 4 == 0 ? 2 : i % 2 == 1 ? 0 : 1;
+      assertEquals(count, r.<Integer>getAs("count_idx"), "row " + i);
+    }
+  }
+
+  @Test
+  void aParquetInputWithNamesThatDifferOnlyInCase(@TempDir Path dir) {
+    String input = dir.resolve("in").toString();
+    spark.conf().set("spark.sql.caseSensitive", "true");
+    try {
+      spark.sql("select 1L as A, 2L as a").write().parquet(input);
+    } finally {
+      spark.conf().set("spark.sql.caseSensitive", "false");
+    }
+    String output = dir.resolve("out").toString();
+    UsageException e =
+        assertThrows(
+            UsageException.class,
+            () -> FeaturesJob.run(spark, input, output, 2, new JobSummary("features")));
+    assertTrue(e.getMessage().contains("`a`"), e.getMessage());
+    assertFalse(Files.exists(Path.of(output)));
+  }
+
+  @Test
+  void namesThatDifferOnlyInCase() {
+    StructType schema =
+        new StructType().add("A", DataTypes.LongType, false).add("a", DataTypes.LongType, false);
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      rows.add(RowFactory.create((long) i, (long) i * i));
+    }
+    // Spark resolves names ignoring case by default: the two cannot be told apart.
+    UsageException e =
+        assertThrows(
+            UsageException.class,
+            () -> FeaturesJob.features(spark.createDataFrame(rows, schema), 2, null));
+    assertTrue(e.getMessage().contains("'A' and 'a'"), e.getMessage());
+
+    spark.conf().set("spark.sql.caseSensitive", "true");
+    try {
+      Dataset<Row> out = FeaturesJob.features(spark.createDataFrame(rows, schema), 2, null);
+      // The output is still readable ignoring case: a's features take a suffix.
+      assertEquals(List.of("A_std", "A_log1p", "a_std_2", "a_log1p_2"), List.of(out.columns()));
+      double mean = 19 * 20 * 39 / 6.0 / 20;
+      for (Row r : out.collectAsList()) {
+        double stdA = r.getDouble(0);
+        double sq = r.getDouble(3); // ln(1 + i * i)
+        long i = Math.round(Math.sqrt(Math.expm1(sq)));
+        assertEquals((i - 9.5) / Math.sqrt(35.0), stdA, 1e-12, "row " + i);
+        assertTrue(r.getDouble(2) < 0 == i * i < mean, "row " + i);
+      }
+    } finally {
+      spark.conf().set("spark.sql.caseSensitive", "false");
     }
   }
 }
