@@ -24,9 +24,13 @@ import org.apache.spark.sql.types.StructType;
  * The features of {@link FeaturePlan}, per batch:
  *
  * <ul>
- *   <li>numeric: {@code imputed} = the value as double, the column's mean where null; {@code std} =
- *       (imputed − mean) / standard deviation (0 when the deviation is 0); {@code log1p} = ln(1 +
- *       imputed), for columns whose minimum is non-negative;
+ *   <li>numeric: {@code imputed} = the value as double, the column's mean where missing; {@code
+ *       std} = (imputed − mean) / standard deviation (0 when the deviation is 0); {@code log1p} =
+ *       ln(1 + imputed), for columns whose minimum is non-negative. Missing means null, and in a
+ *       float or double column also NaN, +Infinity or -Infinity: such a value is treated exactly as
+ *       a null (its {@code isnull} is true, its {@code imputed} the mean, its {@code std} 0), and
+ *       the mean, deviation and minimum of the first pass leave it out. Every float or double
+ *       column therefore has {@code isnull} and {@code imputed}, even one declared non-nullable;
  *   <li>timestamp (UTC): hour, day of week (1 = Sunday … 7 = Saturday, as Spark's {@code
  *       dayofweek}), month; date: day of week and month;
  *   <li>string: the index in the vocabulary of the N most frequent values (most frequent first,
@@ -55,37 +59,54 @@ final class FeatureKernel implements GpuKernel {
     try {
       for (int i = 0; i < plan.columns.size(); i++) {
         FeaturePlan.Column c = plan.columns.get(i);
-        ColumnVector x = in.getColumn(i);
-        switch (c.kind) {
-          case NUMERIC:
-            numeric(c, x, out);
-            break;
-          case TIMESTAMP:
-            out.add(toInt(x.hour()));
-            out.add(dayOfWeek(x));
-            out.add(toInt(x.month()));
-            break;
-          case DATE:
-            out.add(dayOfWeek(x));
-            out.add(toInt(x.month()));
-            break;
-          case STRING:
-            out.add(index(c, x));
-            break;
-          default:
-            throw new AssertionError(c.kind);
-        }
-        if (c.nullable) {
-          out.add(x.isNull());
-          out.add(imputed(c, x));
+        // A float or double column with its NaN and infinities turned into nulls (a null resource
+        // is not closed).
+        try (ColumnVector finite = c.floating ? finiteOrNull(in.getColumn(i)) : null) {
+          ColumnVector x = finite != null ? finite : in.getColumn(i);
+          switch (c.kind) {
+            case NUMERIC:
+              numeric(c, x, out);
+              break;
+            case TIMESTAMP:
+              out.add(toInt(x.hour()));
+              out.add(dayOfWeek(x));
+              out.add(toInt(x.month()));
+              break;
+            case DATE:
+              out.add(dayOfWeek(x));
+              out.add(toInt(x.month()));
+              break;
+            case STRING:
+              out.add(index(c, x));
+              break;
+            default:
+              throw new AssertionError(c.kind);
+          }
+          if (c.nullable) {
+            out.add(x.isNull());
+            out.add(imputed(c, x));
+          }
         }
       }
-      if (plan.carriesRowId) {
+      if (plan.rowId != null) {
         out.add(in.getColumn(plan.columns.size()).incRefCount());
       }
       return new Table(out.toArray(new ColumnVector[0]));
     } finally {
       out.forEach(ColumnVector::close);
+    }
+  }
+
+  /** A float or double column as FLOAT64, with NaN, +Infinity and -Infinity made null. */
+  static ColumnVector finiteOrNull(ColumnVector x) {
+    try (ColumnVector d = x.castTo(DType.FLOAT64);
+        ColumnVector noNan = d.nansToNulls();
+        ColumnVector magnitude = noNan.abs();
+        Scalar infinity = Scalar.fromDouble(Double.POSITIVE_INFINITY);
+        ColumnVector infinite = magnitude.equalTo(infinity);
+        Scalar missing = Scalar.fromNull(DType.FLOAT64)) {
+      // A null in infinite (a null or NaN value) selects noNan, null there too.
+      return infinite.ifElse(missing, noNan);
     }
   }
 
@@ -191,11 +212,15 @@ final class FeatureKernel implements GpuKernel {
     List<Object> v = new ArrayList<>();
     for (int i = 0; i < plan.columns.size(); i++) {
       FeaturePlan.Column c = plan.columns.get(i);
-      boolean isNull = r.isNullAt(i);
+      Object value = r.isNullAt(i) ? null : r.get(i);
+      if (c.floating && value != null && !Double.isFinite(((Number) value).doubleValue())) {
+        value = null; // NaN and infinities are missing, as on the GPU
+      }
+      boolean isNull = value == null;
       switch (c.kind) {
         case NUMERIC:
           {
-            double imputed = isNull ? c.mean : ((Number) toNumber(r.get(i))).doubleValue();
+            double imputed = isNull ? c.mean : ((Number) toNumber(value)).doubleValue();
             v.add(c.std > 0 ? (imputed - c.mean) / c.std : (imputed - c.mean) * 0.0);
             if (c.nonNegative) {
               v.add(Math.log(imputed + 1.0));
@@ -208,7 +233,7 @@ final class FeatureKernel implements GpuKernel {
             v.add(null);
             v.add(null);
           } else {
-            ZonedDateTime t = toInstant(r.get(i)).atZone(ZoneOffset.UTC);
+            ZonedDateTime t = toInstant(value).atZone(ZoneOffset.UTC);
             v.add(t.getHour());
             v.add(t.getDayOfWeek().getValue() % 7 + 1);
             v.add(t.getMonthValue());
@@ -219,14 +244,14 @@ final class FeatureKernel implements GpuKernel {
             v.add(null);
             v.add(null);
           } else {
-            LocalDate d = LocalDate.ofEpochDay(Q1Kernel.epochDay(r.get(i)));
+            LocalDate d = LocalDate.ofEpochDay(Q1Kernel.epochDay(value));
             v.add(d.getDayOfWeek().getValue() % 7 + 1);
             v.add(d.getMonthValue());
           }
           break;
         case STRING:
           {
-            int at = isNull ? -1 : c.vocabulary.indexOf(r.getString(i));
+            int at = isNull ? -1 : c.vocabulary.indexOf((String) value);
             v.add(at < 0 ? c.vocabulary.size() : at);
             break;
           }
@@ -235,10 +260,10 @@ final class FeatureKernel implements GpuKernel {
       }
       if (c.nullable) {
         v.add(isNull);
-        v.add(isNull ? imputedValue(c) : cpuValue(c, r.get(i)));
+        v.add(isNull ? imputedValue(c) : cpuValue(c, value));
       }
     }
-    if (plan.carriesRowId) {
+    if (plan.rowId != null) {
       v.add(r.get(plan.columns.size()));
     }
     return RowFactory.create(v.toArray());

@@ -3,11 +3,15 @@ package dev.overlap.jobs;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
@@ -17,6 +21,12 @@ import org.apache.spark.sql.types.TimestampType;
 /**
  * What the features job derives from each input column, with the statistics of the first pass.
  * Shared by the GPU kernel and its CPU implementation so both compute the same function.
+ *
+ * <p><b>Output names.</b> A feature is named after its column with a suffix ({@code a_std}). A name
+ * that equals, ignoring case (as Spark resolves names by default), the name of any input column or
+ * of an earlier output column takes the first free suffix {@code _2}, {@code _3}, … instead: with
+ * inputs {@code a} and {@code a_std}, the standardized {@code a} is {@code a_std_2}. Passed-through
+ * columns keep their names.
  */
 final class FeaturePlan implements Serializable {
   enum Kind {
@@ -30,8 +40,22 @@ final class FeaturePlan implements Serializable {
   static final class Column implements Serializable {
     final String name;
     final Kind kind;
+
+    /**
+     * Whether the column gets {@code isnull} and {@code imputed} features: declared nullable, or a
+     * float or double column (whose NaN and infinities count as missing, whatever the schema says).
+     */
     final boolean nullable;
+
+    /** A float or double column: NaN, +Infinity and -Infinity are treated as missing, as null. */
+    final boolean floating;
+
+    /**
+     * The mean, the sample standard deviation and whether the minimum is non-negative, over the
+     * present values: nulls, NaN and infinities left out.
+     */
     double mean;
+
     double std;
     boolean nonNegative;
     List<String> vocabulary = List.of();
@@ -48,10 +72,14 @@ final class FeaturePlan implements Serializable {
      */
     String mode = "";
 
-    Column(String name, Kind kind, boolean nullable) {
+    /** How many NaN and infinite values the first pass found (float and double columns). */
+    long nonFinite;
+
+    Column(String name, Kind kind, boolean nullable, boolean floating) {
       this.name = name;
       this.kind = kind;
-      this.nullable = nullable;
+      this.nullable = nullable || floating;
+      this.floating = floating;
     }
   }
 
@@ -59,19 +87,38 @@ final class FeaturePlan implements Serializable {
   final List<String> unsupported = new ArrayList<>();
   final int vocabularySize;
 
-  /** When set, the kernel's last input column is a row id it passes through unchanged. */
-  boolean carriesRowId;
+  /** Every input column's name, in input order. */
+  final List<String> inputNames = new ArrayList<>();
+
+  /**
+   * When set, the kernel's last input column is a row id, under this name, that it passes through
+   * unchanged; see {@link #freeRowIdName}.
+   */
+  String rowId;
 
   FeaturePlan(StructType schema, int vocabularySize) {
     this.vocabularySize = vocabularySize;
     for (StructField f : schema.fields()) {
+      inputNames.add(f.name());
       Kind k = kindOf(f.dataType());
       if (k == null) {
         unsupported.add(f.name() + " (" + f.dataType().simpleString() + ")");
       } else {
-        columns.add(new Column(f.name(), k, f.nullable()));
+        boolean floating = f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
+        columns.add(new Column(f.name(), k, f.nullable(), floating));
       }
     }
+  }
+
+  /** The number of NaN and infinite values found in the first pass, over every column. */
+  long nonFiniteCount() {
+    return columns.stream().mapToLong(c -> c.nonFinite).sum();
+  }
+
+  /** The columns holding NaN or infinite values, comma-separated. */
+  String nonFiniteColumns() {
+    return String.join(
+        ", ", columns.stream().filter(c -> c.nonFinite > 0).map(c -> c.name).toList());
   }
 
   static Kind kindOf(DataType t) {
@@ -110,37 +157,87 @@ final class FeaturePlan implements Serializable {
     return columns.stream().map(c -> c.name).toArray(String[]::new);
   }
 
-  /** The output schema; {@link FeatureKernel} and its CPU implementation produce these columns. */
+  /**
+   * The output schema; {@link FeatureKernel} and its CPU implementation produce these columns: the
+   * features, then the row id when there is one.
+   */
   StructType outputSchema() {
-    StructType s = new StructType();
+    StructType s = featureSchema();
+    return rowId == null ? s : s.add(rowId, DataTypes.LongType, false);
+  }
+
+  /** The features, named as the class comment says. */
+  private StructType featureSchema() {
+    List<StructField> natural = new ArrayList<>();
     for (Column c : columns) {
       switch (c.kind) {
         case NUMERIC:
-          s = s.add(c.name + "_std", DataTypes.DoubleType, false);
+          natural.add(field(c, "_std", DataTypes.DoubleType, false));
           if (c.nonNegative) {
-            s = s.add(c.name + "_log1p", DataTypes.DoubleType, false);
+            natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
           }
           break;
         case TIMESTAMP:
-          s = s.add(c.name + "_hour", DataTypes.IntegerType);
-          s = s.add(c.name + "_dow", DataTypes.IntegerType);
-          s = s.add(c.name + "_month", DataTypes.IntegerType);
+          natural.add(field(c, "_hour", DataTypes.IntegerType, true));
+          natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+          natural.add(field(c, "_month", DataTypes.IntegerType, true));
           break;
         case DATE:
-          s = s.add(c.name + "_dow", DataTypes.IntegerType);
-          s = s.add(c.name + "_month", DataTypes.IntegerType);
+          natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+          natural.add(field(c, "_month", DataTypes.IntegerType, true));
           break;
         case STRING:
-          s = s.add(c.name + "_idx", DataTypes.IntegerType, false);
+          natural.add(field(c, "_idx", DataTypes.IntegerType, false));
           break;
         default:
           throw new AssertionError(c.kind);
       }
       if (c.nullable) {
-        s = s.add(c.name + "_isnull", DataTypes.BooleanType, false);
-        s = s.add(c.name + "_imputed", imputedType(c.kind), false);
+        natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
+        natural.add(field(c, "_imputed", imputedType(c.kind), false));
       }
     }
-    return carriesRowId ? s.add(FeaturesJob.ROW_ID, DataTypes.LongType, false) : s;
+    // A renamed feature also avoids every feature's own name, so it cannot take a later one's.
+    Set<String> reserved = ignoringCase(inputNames);
+    natural.forEach(f -> reserved.add(f.name()));
+    Set<String> taken = ignoringCase(inputNames);
+    StructType s = new StructType();
+    for (StructField f : natural) {
+      String name = f.name();
+      for (int k = 2; taken.contains(name); k++) {
+        String candidate = f.name() + "_" + k;
+        if (!reserved.contains(candidate)) {
+          name = candidate;
+        }
+      }
+      taken.add(name);
+      s = s.add(name, f.dataType(), f.nullable());
+    }
+    return s;
+  }
+
+  /**
+   * A name for the row id that no input column and no feature has, ignoring case: {@link
+   * FeaturesJob#ROW_ID}, or that with the first free suffix {@code _2}, {@code _3}, …
+   */
+  String freeRowIdName() {
+    Set<String> taken = ignoringCase(inputNames);
+    taken.addAll(List.of(featureSchema().fieldNames()));
+    String name = FeaturesJob.ROW_ID;
+    for (int k = 2; taken.contains(name); k++) {
+      name = FeaturesJob.ROW_ID + "_" + k;
+    }
+    return name;
+  }
+
+  private static StructField field(Column c, String suffix, DataType type, boolean nullable) {
+    return DataTypes.createStructField(c.name + suffix, type, nullable);
+  }
+
+  /** A set of names that compares them as Spark does by default, ignoring case. */
+  private static Set<String> ignoringCase(List<String> names) {
+    Set<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    s.addAll(names);
+    return s;
   }
 }

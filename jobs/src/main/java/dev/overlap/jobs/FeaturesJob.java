@@ -5,7 +5,11 @@ import static org.apache.spark.sql.functions.col;
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -19,22 +23,45 @@ import org.slf4j.LoggerFactory;
  * FeatureKernel}). A first pass computes means, standard deviations, minimums and vocabularies; the
  * second pass derives the features on the GPU. Columns of other types are named in a warning and
  * passed through unchanged.
+ *
+ * <p><b>Non-finite values.</b> NaN, +Infinity and -Infinity in a float or double column are treated
+ * as missing, exactly as null: the first pass leaves them out of the mean, deviation and minimum,
+ * and the second flags them in {@code _isnull} and imputes them (see {@link FeatureKernel}). {@link
+ * #run} reports how many there were, and in which columns, in the summary's {@code non-finite}
+ * line.
+ *
+ * <p><b>Names.</b> Features whose names would equal an input column's, ignoring case, are renamed
+ * with a suffix (see {@link FeaturePlan}); the row id that carries passed-through columns around
+ * the kernel takes a name no input or output column has. Under Spark's default case-insensitive
+ * resolution, input columns whose names differ only in case are refused before any work.
  */
 public final class FeaturesJob {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+
+  /** The row id's name, unless an input or output column has it (see {@link #features}). */
   static final String ROW_ID = "__overlap_row_id";
 
   private FeaturesJob() {}
 
   /** The first pass: statistics and vocabularies. */
   static FeaturePlan plan(Dataset<Row> input, int vocabularySize) {
+    checkNames(input);
     FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
     List<Column> aggs = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
-      String q = "`" + c.name + "`";
+      String q = quote(c.name);
       switch (c.kind) {
         case NUMERIC:
           Column x = col(q).cast("double");
+          if (c.floating) {
+            // nonFinite is null for a null value: neither counted nor kept, as before.
+            Column nonFinite =
+                functions
+                    .isnan(x)
+                    .or(functions.abs(x).equalTo(functions.lit(Double.POSITIVE_INFINITY)));
+            x = functions.when(functions.not(nonFinite), x);
+            aggs.add(functions.count(functions.when(nonFinite, functions.lit(1))));
+          }
           aggs.add(functions.avg(x));
           aggs.add(functions.stddev_samp(x));
           aggs.add(functions.min(x));
@@ -56,6 +83,10 @@ public final class FeaturesJob {
       for (FeaturePlan.Column c : plan.columns) {
         switch (c.kind) {
           case NUMERIC:
+            if (c.floating) {
+              c.nonFinite = stats.getLong(at);
+              at++;
+            }
             c.mean = stats.isNullAt(at) ? 0.0 : stats.getDouble(at);
             c.std = stats.isNullAt(at + 1) ? 0.0 : stats.getDouble(at + 1);
             c.nonNegative = !stats.isNullAt(at + 2) && stats.getDouble(at + 2) >= 0;
@@ -71,16 +102,23 @@ public final class FeaturesJob {
         }
       }
     }
+    if (plan.nonFiniteCount() > 0) {
+      LOG.warn(
+          "features: {} NaN or infinite values in {} are treated as missing",
+          plan.nonFiniteCount(),
+          plan.nonFiniteColumns());
+    }
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {
-        // The most frequent values; the first is the imputed value even with no vocabulary.
+        // The most frequent values; the first is the imputed value even with no vocabulary. The
+        // aliases keep an input column named "count" from clashing with the count.
         List<String> top = new ArrayList<>();
         for (Row r :
             input
-                .where(col("`" + c.name + "`").isNotNull())
-                .groupBy(col("`" + c.name + "`"))
-                .count()
-                .orderBy(col("count").desc(), col("`" + c.name + "`").asc())
+                .where(col(quote(c.name)).isNotNull())
+                .groupBy(col(quote(c.name)).as("value"))
+                .agg(functions.count(functions.lit(1)).as("n"))
+                .orderBy(col("n").desc(), col("value").asc())
                 .limit(Math.max(1, vocabularySize))
                 .collectAsList()) {
           top.add(r.getString(0));
@@ -111,40 +149,96 @@ public final class FeaturesJob {
     }
     // Carry the unsupported columns around the kernel and join them back by a row id. The ids are
     // materialized once (local checkpoint): evaluated twice over an input whose row order is not
-    // deterministic (a shuffle, say), the two sides would number rows differently.
+    // deterministic (a shuffle, say), the two sides would number rows differently. The id's name
+    // is one no input or output column has, so it replaces nothing.
+    String rowId = plan.freeRowIdName();
     Dataset<Row> withId =
-        input.withColumn(ROW_ID, functions.monotonically_increasing_id()).localCheckpoint(true);
-    plan.carriesRowId = true;
+        input.withColumn(rowId, functions.monotonically_increasing_id()).localCheckpoint(true);
+    plan.rowId = rowId;
     String[] in = plan.inputColumns();
     String[] withIdCols = java.util.Arrays.copyOf(in, in.length + 1);
-    withIdCols[in.length] = ROW_ID;
+    withIdCols[in.length] = rowId;
     Dataset<Row> feats =
         GpuPartitions.map(withId.select(cols(withIdCols)), new FeatureKernel(plan), report);
     List<Column> rest = new ArrayList<>();
-    rest.add(col(ROW_ID));
+    rest.add(col(quote(rowId)));
     for (org.apache.spark.sql.types.StructField f : input.schema().fields()) {
       if (FeaturePlan.kindOf(f.dataType()) == null) {
-        rest.add(col("`" + f.name() + "`"));
+        rest.add(col(quote(f.name())));
       }
     }
-    return feats.join(withId.select(rest.toArray(new Column[0])), ROW_ID).drop(ROW_ID);
+    return feats.join(withId.select(rest.toArray(new Column[0])), rowId).drop(rowId);
+  }
+
+  /**
+   * Refuses input columns Spark could not tell apart: two with one name, or, unless {@code
+   * spark.sql.caseSensitive} is set, two whose names differ only in case.
+   */
+  private static void checkNames(Dataset<Row> input) {
+    boolean caseSensitive =
+        Boolean.parseBoolean(input.sparkSession().conf().get("spark.sql.caseSensitive", "false"));
+    Map<String, String> seen =
+        caseSensitive ? new HashMap<>() : new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    for (String name : input.columns()) {
+      String earlier = seen.putIfAbsent(name, name);
+      if (earlier == null) {
+        continue;
+      }
+      if (earlier.equals(name)) {
+        throw new UsageException("the input has two columns named '" + name + "'; rename one");
+      }
+      throw new UsageException(
+          "input columns '"
+              + earlier
+              + "' and '"
+              + name
+              + "' differ only in case, and Spark resolves names ignoring case: rename one, or"
+              + " pass --conf spark.sql.caseSensitive=true");
+    }
+  }
+
+  /** A column name as a SQL identifier, so that dots, spaces and backticks in it are literal. */
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
   }
 
   private static Column[] cols(String[] names) {
     Column[] out = new Column[names.length];
     for (int i = 0; i < names.length; i++) {
-      out[i] = col("`" + names[i] + "`");
+      out[i] = col(quote(names[i]));
     }
     return out;
   }
 
   static long run(SparkSession spark, String input, String output, int vocab, JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> in = spark.read().parquet(input);
+    Dataset<Row> in;
+    try {
+      in = spark.read().parquet(input);
+    } catch (Exception e) { // AnalysisException, which Java sees as checked
+      if (!(e instanceof AnalysisException a)
+          || !"COLUMN_ALREADY_EXISTS".equals(a.getCondition())) {
+        throw e;
+      }
+      String named = a.getMessageParameters().get("columnName");
+      throw new UsageException(
+          "input '"
+              + input
+              + "' has columns whose names differ only in case"
+              + (named == null ? "" : " (" + named + ")")
+              + ", and Spark resolves names ignoring case: rename one, or pass"
+              + " --conf spark.sql.caseSensitive=true",
+          e);
+    }
     long start = System.nanoTime();
     FeaturePlan plan = plan(in, vocab);
     summary.phase(
         "first pass", System.nanoTime() - start, "statistics and vocabularies, on Spark alone");
+    if (plan.nonFiniteCount() > 0) {
+      summary.note(
+          "non-finite",
+          plan.nonFiniteCount() + " values in " + plan.nonFiniteColumns() + " treated as missing");
+    }
     Dataset<Row> out = features(in, plan, report);
     out.write().mode("overwrite").parquet(output);
     summary.add("features", report);
