@@ -15,6 +15,7 @@ final class JobSummary {
   private final long start = System.nanoTime();
   private final Map<String, PipelineReport> reports = new LinkedHashMap<>();
   private final Map<String, String> phases = new LinkedHashMap<>();
+  private long rowsIn = -1;
   // The executor in this JVM (local mode); its pipeline's counters bracket the job.
   private final PipelineMetrics.Snapshot before =
       ExecutorState.runtime().map(r -> r.pipeline().metrics().snapshot()).orElse(null);
@@ -25,6 +26,15 @@ final class JobSummary {
 
   void add(String step, PipelineReport r) {
     reports.put(step, r);
+  }
+
+  /**
+   * The rows the job read from its input, for a job whose steps read different inputs. Without it,
+   * "rows in" is the most rows any one step read: steps that read the same input (etl's Q1 and Q6
+   * both read lineitem) count it once.
+   */
+  void rowsIn(long rows) {
+    rowsIn = rows;
   }
 
   /** A part of the wall time worth its own line, such as a pass that runs on Spark alone. */
@@ -40,11 +50,13 @@ final class JobSummary {
   String render(long rowsOut, int slots) {
     long wall = System.nanoTime() - start;
     StringBuilder sb = new StringBuilder();
-    long rowsIn = 0;
+    long in = rowsIn;
     long gpuTasks = 0;
     long cpuTasks = 0;
     for (PipelineReport r : reports.values()) {
-      rowsIn += r.rowsIn();
+      if (rowsIn < 0) {
+        in = Math.max(in, r.rowsIn());
+      }
       gpuTasks += r.gpuTasks();
       cpuTasks += r.cpuTasks();
     }
@@ -53,8 +65,8 @@ final class JobSummary {
             ? "GPU"
             : gpuTasks == 0 ? "CPU (" + GpuStatus.current().reason() + ")" : "mixed GPU and CPU";
     sb.append("==== overlap ").append(job).append(" ====\n");
-    if (!reports.isEmpty()) {
-      sb.append(String.format(Locale.ROOT, "rows in        %,d%n", rowsIn));
+    if (in >= 0) {
+      sb.append(String.format(Locale.ROOT, "rows in        %,d%n", in));
     }
     sb.append(String.format(Locale.ROOT, "rows out       %,d%n", rowsOut));
     sb.append(String.format(Locale.ROOT, "wall           %.2f s%n", wall / 1e9));
@@ -64,25 +76,36 @@ final class JobSummary {
     }
     for (Map.Entry<String, PipelineReport> e : reports.entrySet()) {
       PipelineReport r = e.getValue();
-      if (r.gpuTasks() == 0) {
-        continue;
+      if (r.gpuTasks() > 0) {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (summed over %d task threads),"
+                    + " copy %.2f s, compute %.2f s, copy back %.2f s%n",
+                e.getKey(),
+                r.batches(),
+                r.bytesCopied() / 1e9,
+                r.busyNanos(Stage.PACK) / 1e9,
+                slots,
+                r.busyNanos(Stage.UPLOAD) / 1e9,
+                r.busyNanos(Stage.COMPUTE) / 1e9,
+                r.busyNanos(Stage.DOWNLOAD) / 1e9));
       }
-      double up = r.busyNanos(Stage.UPLOAD) / 1e9;
-      double comp = r.busyNanos(Stage.COMPUTE) / 1e9;
-      double down = r.busyNanos(Stage.DOWNLOAD) / 1e9;
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (summed over %d task threads),"
-                  + " copy %.2f s, compute %.2f s, copy back %.2f s%n",
-              e.getKey(),
-              r.batches(),
-              r.bytesCopied() / 1e9,
-              r.busyNanos(Stage.PACK) / 1e9,
-              slots,
-              up,
-              comp,
-              down));
+      if (r.cpuTasks() > 0) {
+        // Rows are counted per step, not per path: beside GPU tasks, they are both paths' rows.
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-14s %d tasks on the CPU, %,d rows in, %,d out%s; busy: CPU kernel %.2f s"
+                    + " (summed over %d task threads, reading its input included)%n",
+                e.getKey(),
+                r.cpuTasks(),
+                r.rowsIn(),
+                r.rowsOut(),
+                r.gpuTasks() > 0 ? " (GPU and CPU tasks together)" : "",
+                r.cpuKernelNanos() / 1e9,
+                slots));
+      }
     }
     if (gpuTasks > 0) {
       PipelineMetrics.Snapshot d =

@@ -10,8 +10,9 @@ import org.apache.spark.util.LongAccumulator;
 
 /**
  * What the pipeline did for one {@link GpuPartitions#map} call, summed over its tasks through Spark
- * accumulators: rows, batches, bytes copied, and the time each stage spent on this job's batches.
- * Read it after an action has run the Dataset.
+ * accumulators: rows, batches, bytes copied, and the time each stage spent on this job's batches;
+ * for tasks that ran the kernel's CPU implementation, their number and the time spent in it. Read
+ * it after an action has run the Dataset.
  */
 @Public
 public final class PipelineReport implements Serializable {
@@ -23,6 +24,7 @@ public final class PipelineReport implements Serializable {
   private final LongAccumulator cpuTasks;
   private final LongAccumulator stagingWait;
   private final LongAccumulator resultWait;
+  private final LongAccumulator cpuKernel;
   private final Map<Stage, LongAccumulator> busy = new EnumMap<>(Stage.class);
 
   private PipelineReport(SparkSession spark) {
@@ -35,6 +37,7 @@ public final class PipelineReport implements Serializable {
     cpuTasks = sc.longAccumulator("overlap.cpuTasks");
     stagingWait = sc.longAccumulator("overlap.waitNanos.staging");
     resultWait = sc.longAccumulator("overlap.waitNanos.results");
+    cpuKernel = sc.longAccumulator("overlap.busyNanos.cpuKernel");
     for (Stage s : Stage.values()) {
       busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
     }
@@ -73,6 +76,19 @@ public final class PipelineReport implements Serializable {
     nanos.forEach((s, n) -> busy.get(s).add(n));
   }
 
+  /**
+   * Adds one task that ran the kernel's CPU implementation; called on the executor.
+   *
+   * @param kernelNanos time the task's thread spent in the CPU kernel, reading the rows it pulls
+   *     from its input included
+   */
+  public void addCpuTask(long in, long out, long kernelNanos) {
+    cpuTasks.add(1);
+    rowsIn.add(in);
+    rowsOut.add(out);
+    cpuKernel.add(kernelNanos);
+  }
+
   // ---- read on the driver ------------------------------------------------------------------
 
   public long rowsIn() {
@@ -97,6 +113,14 @@ public final class PipelineReport implements Serializable {
 
   public long cpuTasks() {
     return cpuTasks.value();
+  }
+
+  /**
+   * Summed time the CPU tasks' threads spent in the kernel's CPU implementation, reading the rows
+   * it pulls from its input included.
+   */
+  public long cpuKernelNanos() {
+    return cpuKernel.value();
   }
 
   /** Summed busy nanoseconds of a stage over this job's batches. */

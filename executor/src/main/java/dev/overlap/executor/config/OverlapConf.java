@@ -1,7 +1,11 @@
 package dev.overlap.executor.config;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -10,10 +14,15 @@ import java.util.function.Function;
  *
  * <p>An instance holds the values read from one source (a {@code SparkConf}, the plugin context's
  * conf, a map in a test). Reading validates every key at once, so a bad value fails at executor
- * start with a message that names the key and what it accepts.
+ * start with a message that names the key and what it accepts. A key under the prefix that is not
+ * registered (a typo, a removed key) fails the application at start too: see {@link
+ * #checkKnownKeys}.
  */
 public final class OverlapConf {
   public static final String PREFIX = "spark.overlap.";
+
+  /** Where every key is listed, named in the message for an unknown key. */
+  static final String DOCS = "docs/configs.md";
 
   /** What the entry point does when no GPU is usable on an executor. */
   public enum NoGpuMode {
@@ -163,6 +172,80 @@ public final class OverlapConf {
     }
     fromMap(out);
     return Map.copyOf(out);
+  }
+
+  /**
+   * Fails when a key under {@link #PREFIX} is not registered, naming the first such key in sorted
+   * order and the registered key nearest to it. Keys outside the prefix are ignored.
+   *
+   * @throws OverlapConfigException for an unknown key
+   */
+  public static void checkKnownKeys(Iterable<String> keys) {
+    List<String> unknown = new ArrayList<>();
+    for (String k : keys) {
+      if (k.startsWith(PREFIX) && ALL.stream().noneMatch(e -> e.key().equals(k))) {
+        unknown.add(k);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      Collections.sort(unknown);
+      String key = unknown.get(0);
+      throw OverlapConfigException.unknownKey(key, nearestKey(key).orElse(null));
+    }
+  }
+
+  /**
+   * The registered key {@code key} most likely meant: the one at the smallest edit distance,
+   * ignoring case, when that distance is small enough to be a typo (at most 2, or a third of the
+   * part after the prefix); else one whose last segment is the same but for case ({@code
+   * spark.overlap.gpu.enabled} gives {@code spark.overlap.enabled}). Empty when none is close.
+   */
+  public static Optional<String> nearestKey(String key) {
+    String lower = key.toLowerCase(Locale.ROOT);
+    int limit = Math.max(2, (key.length() - Math.min(key.length(), PREFIX.length())) / 3);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (ConfigEntry<?> e : ALL) {
+      int d = editDistance(lower, e.key().toLowerCase(Locale.ROOT));
+      if (d < bestDistance) {
+        best = e.key();
+        bestDistance = d;
+      }
+    }
+    if (bestDistance <= limit) {
+      return Optional.of(best);
+    }
+    String last = lastSegment(lower);
+    for (ConfigEntry<?> e : ALL) {
+      if (!last.isEmpty() && lastSegment(e.key().toLowerCase(Locale.ROOT)).equals(last)) {
+        return Optional.of(e.key());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String lastSegment(String key) {
+    return key.substring(key.lastIndexOf('.') + 1);
+  }
+
+  /** Levenshtein distance: the fewest insertions, deletions and substitutions from a to b. */
+  static int editDistance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        cur[j] = Math.min(substitute, Math.min(prev[j], cur[j - 1]) + 1);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
   }
 
   public static OverlapConf fromMap(Map<String, String> map) {

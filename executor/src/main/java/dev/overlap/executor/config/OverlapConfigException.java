@@ -1,11 +1,16 @@
 package dev.overlap.executor.config;
 
-/** A configuration value that cannot be used; the message names the key and what it accepts. */
+/**
+ * A configuration error, in a one-line message: a value that cannot be used (naming the key and
+ * what it accepts) or a {@code spark.overlap.*} key that does not exist (naming the nearest one
+ * that does).
+ */
 public final class OverlapConfigException extends IllegalArgumentException {
   private final String key;
 
   OverlapConfigException(String key, String value, String accepted, String problem) {
-    super(
+    this(
+        key,
         "Invalid value '"
             + value
             + "' for "
@@ -15,10 +20,27 @@ public final class OverlapConfigException extends IllegalArgumentException {
             + " (accepted: "
             + accepted
             + ")");
+  }
+
+  private OverlapConfigException(String key, String message) {
+    super(message);
     this.key = key;
   }
 
-  /** The key whose value was rejected. */
+  /** An unregistered key under the prefix, with the registered key it most likely meant, if any. */
+  static OverlapConfigException unknownKey(String key, String suggestion) {
+    return new OverlapConfigException(
+        key,
+        "unknown config key '"
+            + key
+            + "'"
+            + (suggestion == null ? "" : "; did you mean '" + suggestion + "'?")
+            + " (every key: "
+            + OverlapConf.DOCS
+            + ")");
+  }
+
+  /** The key whose value was rejected, or the unknown key. */
   public String key() {
     return key;
   }

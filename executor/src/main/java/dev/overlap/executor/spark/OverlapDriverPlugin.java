@@ -1,8 +1,11 @@
 package dev.overlap.executor.spark;
 
 import dev.overlap.executor.config.OverlapConf;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.PluginContext;
@@ -11,6 +14,11 @@ import org.apache.spark.resource.ResourceInformation;
 /**
  * Driver side: validates the configuration before any executor starts, and in local mode passes the
  * driver's GPU address to the executor (Spark gives a local executor no resources of its own).
+ *
+ * <p>An unknown {@code spark.overlap.*} key or an invalid value throws an {@link
+ * dev.overlap.executor.config.OverlapConfigException} from {@link #init}, which fails the
+ * SparkContext's creation with it. It is thrown, not logged here: Spark reports it, and a job
+ * prints its message.
  */
 public final class OverlapDriverPlugin implements DriverPlugin {
   /** The extraConf key carrying the driver's GPU address to a local-mode executor. */
@@ -18,7 +26,14 @@ public final class OverlapDriverPlugin implements DriverPlugin {
 
   @Override
   public Map<String, String> init(SparkContext sc, PluginContext ctx) {
-    OverlapConf.read(k -> sc.getConf().get(k, null)); // a bad value fails the application here
+    // An unknown key or a bad value fails the application here.
+    SparkConf conf = sc.getConf();
+    List<String> keys = new ArrayList<>();
+    for (scala.Tuple2<String, String> kv : conf.getAll()) {
+      keys.add(kv._1());
+    }
+    OverlapConf.checkKnownKeys(keys);
+    OverlapConf.read(k -> conf.get(k, null));
     Map<String, String> extra = new HashMap<>();
     if (sc.isLocal()) {
       ResourceInformation gpu = sc.resources().get("gpu").getOrElse(() -> null);

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * implementation (or fail, per {@code spark.overlap.noGpu.mode}).
  *
  * <p>An invalid {@code spark.overlap.*} value throws from {@link #init}, so the executor exits with
- * a message naming the key.
+ * a message naming the key; it is thrown, not also logged here.
  */
 public final class OverlapExecutorPlugin implements ExecutorPlugin {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
@@ -32,6 +32,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     String id = ctx.executorID();
     GpuStatus status;
     GpuRuntime runtime = null;
+    Throwable setupFailure = null;
     String how =
         conf.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.CPU
             ? "kernels run their CPU implementation"
@@ -48,7 +49,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           runtime = GpuRuntime.start(device.get(), conf);
           status = new GpuStatus(GpuStatus.State.GPU, device, "");
         } catch (Throwable t) {
-          LOG.error("Overlap: setting up GPU {} failed", device.get(), t);
+          setupFailure = t;
           status = noGpu("setting up GPU " + device.get() + " failed: " + t);
         }
       }
@@ -64,6 +65,14 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           ByteSize.format(conf.get(OverlapConf.STAGING_BUFFER_SIZE)),
           runtime.stagingPinned() ? "pinned" : "PAGEABLE",
           ByteSize.format(conf.get(OverlapConf.PREFETCH_MAX_BYTES)));
+    } else if (setupFailure != null) {
+      // One line for the failure, with its stack trace: the reason is not logged a second time.
+      LOG.error(
+          "Overlap: executor {} has no usable GPU ({}): {}",
+          id,
+          status.reason(),
+          how,
+          setupFailure);
     } else {
       LOG.warn("Overlap: executor {} has no usable GPU ({}): {}", id, status.reason(), how);
     }

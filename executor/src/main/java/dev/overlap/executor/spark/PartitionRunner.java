@@ -128,7 +128,8 @@ public final class PartitionRunner implements Serializable {
     Function1<Object, Object> toRow = CatalystTypeConverters.createToScalaConverter(inSchema);
     Function1<Object, Object> toInternal =
         CatalystTypeConverters.createToCatalystConverter(outSchema);
-    long[] counts = new long[2];
+    // Rows in, rows out, and nanoseconds the task's thread spent inside the kernel.
+    long[] counts = new long[3];
     Iterator<Row> in =
         new Iterator<>() {
           @Override
@@ -142,23 +143,30 @@ public final class PartitionRunner implements Serializable {
             return (Row) toRow.apply(rows.next());
           }
         };
+    long start = System.nanoTime();
     Iterator<Row> out = cpu.apply(in);
+    counts[2] += System.nanoTime() - start;
     TaskContext ctx = TaskContext.get();
     if (ctx != null && report != null) {
       ctx.addTaskCompletionListener(
-          (TaskCompletionListener)
-              c -> report.addTask(false, counts[0], counts[1], 0, 0, Map.of(), 0, 0));
+          (TaskCompletionListener) c -> report.addCpuTask(counts[0], counts[1], counts[2]));
     }
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
-        return out.hasNext();
+        long from = System.nanoTime();
+        boolean more = out.hasNext();
+        counts[2] += System.nanoTime() - from;
+        return more;
       }
 
       @Override
       public InternalRow next() {
         counts[1]++;
-        return (InternalRow) toInternal.apply(out.next());
+        long from = System.nanoTime();
+        Row r = out.next();
+        counts[2] += System.nanoTime() - from;
+        return (InternalRow) toInternal.apply(r);
       }
     };
   }

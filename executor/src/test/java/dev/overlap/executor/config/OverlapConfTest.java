@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +67,63 @@ class OverlapConfTest {
     assertThrows(
         OverlapConfigException.class,
         () -> OverlapConf.fromMap(Map.of("spark.overlap.enabled", "yes")));
+  }
+
+  @Test
+  void anUnknownKeyNamesTheNearestKnownOne() {
+    OverlapConfigException e =
+        assertThrows(
+            OverlapConfigException.class,
+            () ->
+                OverlapConf.checkKnownKeys(
+                    List.of(
+                        "spark.executor.memory",
+                        "spark.overlap.staging.buffers",
+                        "spark.overlap.prefetch.maxByte")));
+    assertEquals(
+        "unknown config key 'spark.overlap.prefetch.maxByte'; did you mean"
+            + " 'spark.overlap.prefetch.maxBytes'? (every key: docs/configs.md)",
+        e.getMessage());
+    assertEquals("spark.overlap.prefetch.maxByte", e.key());
+  }
+
+  @Test
+  void suggestionsCoverTyposCaseAndAMisplacedSegment() {
+    assertEquals(
+        Optional.of("spark.overlap.noGpu.mode"),
+        OverlapConf.nearestKey("spark.overlap.nogpu.mode"));
+    assertEquals(
+        Optional.of("spark.overlap.staging.buffers"),
+        OverlapConf.nearestKey("spark.overlap.stagingBuffers"));
+    assertEquals(
+        Optional.of("spark.overlap.batch.maxRows"),
+        OverlapConf.nearestKey("spark.overlap.batch.maxRow"));
+    assertEquals(
+        Optional.of("spark.overlap.enabled"), OverlapConf.nearestKey("spark.overlap.gpu.enabled"));
+    assertEquals(Optional.empty(), OverlapConf.nearestKey("spark.overlap.shuffle.compression"));
+    assertEquals(3, OverlapConf.editDistance("kitten", "sitting"));
+  }
+
+  @Test
+  void aKeyFarFromEveryKnownOneIsNamedWithoutASuggestion() {
+    OverlapConfigException e =
+        assertThrows(
+            OverlapConfigException.class,
+            () -> OverlapConf.checkKnownKeys(List.of("spark.overlap.shuffle.compression")));
+    assertEquals(
+        "unknown config key 'spark.overlap.shuffle.compression' (every key: docs/configs.md)",
+        e.getMessage());
+  }
+
+  @Test
+  void knownKeysAndOtherPrefixesPass() {
+    List<String> keys = new java.util.ArrayList<>();
+    for (ConfigEntry<?> c : OverlapConf.ALL) {
+      keys.add(c.key());
+    }
+    keys.add("spark.overlapping.thing");
+    keys.add("spark.rapids.sql.enabled");
+    OverlapConf.checkKnownKeys(keys);
   }
 
   @Test

@@ -4,9 +4,14 @@ import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
+import dev.overlap.executor.config.OverlapConfigException
 import dev.overlap.executor.pipeline.Stage
 import dev.overlap.executor.spark.PartitionRunner
 import dev.overlap.executor.testing.{AllTypesKernel, NoCpuKernel, TestData}
+import org.apache.logging.log4j.{Level, LogManager}
+import org.apache.logging.log4j.core.{LogEvent, LoggerContext}
+import org.apache.logging.log4j.core.appender.AbstractAppender
+import org.apache.logging.log4j.core.config.Property
 import org.apache.spark.SparkException
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.{ArrayType, IntegerType, StringType, StructType}
@@ -135,23 +140,68 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 }
 
-/** A bad value fails the application at start, naming the key. */
+/** A bad value or an unknown key fails the application at start, naming the key. */
 class OverlapConfigStartupSuite extends AnyFunSuite {
-  test("an invalid spark.overlap value fails SparkContext start naming the key") {
+  /** The exception SparkSession creation throws with these settings, and our loggers' events. */
+  private def failedStart(settings: (String, String)*): (Throwable, Seq[LogEvent]) = {
     SparkSession.getActiveSession.foreach(_.stop())
-    val e = intercept[Exception] {
-      SparkSession
-        .builder()
-        .master("local[1]")
-        .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-        .config("spark.ui.enabled", "false")
-        .config("spark.overlap.staging.buffers", "-3")
-        .getOrCreate()
+    val events = new java.util.concurrent.ConcurrentLinkedQueue[LogEvent]()
+    val ctx = LogManager.getContext(false).asInstanceOf[LoggerContext]
+    val appender =
+      new AbstractAppender("capture", null, null, true, Property.EMPTY_ARRAY) {
+        override def append(e: LogEvent): Unit = events.add(e.toImmutable)
+      }
+    appender.start()
+    ctx.getConfiguration.getRootLogger.addAppender(appender, Level.ALL, null)
+    ctx.updateLoggers()
+    try {
+      val e = intercept[Exception] {
+        val b = SparkSession
+          .builder()
+          .master("local[1]")
+          .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
+          .config("spark.ui.enabled", "false")
+        settings.foreach { case (k, v) => b.config(k, v) }
+        b.getOrCreate()
+      }
+      (e, events.asScala.toSeq)
+    } finally {
+      ctx.getConfiguration.getRootLogger.removeAppender("capture")
+      ctx.updateLoggers()
+      appender.stop()
     }
-    val msg = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage)
-      .mkString(" | ")
+  }
+
+  private def causes(e: Throwable): Seq[Throwable] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).toSeq
+
+  /** Events of our own loggers at WARN or above that repeat the text. */
+  private def ourWarnings(events: Seq[LogEvent], text: String): Seq[LogEvent] =
+    events.filter { ev =>
+      val thrown = Option(ev.getThrown).toSeq.flatMap(causes).map(c => String.valueOf(c.getMessage))
+      ev.getLoggerName.startsWith("dev.overlap") && ev.getLevel.isMoreSpecificThan(Level.WARN) &&
+      (ev.getMessage.getFormattedMessage.contains(text) || thrown.exists(_.contains(text)))
+    }
+
+  test("a misspelled spark.overlap key fails SparkContext start naming the key it meant") {
+    val (e, events) = failedStart("spark.overlap.prefetch.maxByte" -> "2g")
+    val config = causes(e).collectFirst { case c: OverlapConfigException => c }
+    assert(config.isDefined, causes(e).map(_.toString).mkString(" | "))
+    assert(
+      config.get.getMessage == "unknown config key 'spark.overlap.prefetch.maxByte'; did you mean" +
+        " 'spark.overlap.prefetch.maxBytes'? (every key: docs/configs.md)")
+    assert(ourWarnings(events, "spark.overlap.prefetch.maxByte").isEmpty, events)
+    // The capture works: Spark's own report of the failed start is in it.
+    assert(events.exists(_.getLoggerName.startsWith("org.apache.spark")), events)
+  }
+
+  test("an invalid spark.overlap value fails SparkContext start naming the key") {
+    val (e, events) = failedStart("spark.overlap.staging.buffers" -> "-3")
+    val msg = causes(e).map(_.getMessage).mkString(" | ")
     assert(msg.contains("spark.overlap.staging.buffers"), msg)
     assert(msg.contains("between 1 and 1024"), msg)
+    assert(causes(e).exists(_.isInstanceOf[OverlapConfigException]), msg)
+    assert(ourWarnings(events, "spark.overlap.staging.buffers").isEmpty, events)
   }
 }
 

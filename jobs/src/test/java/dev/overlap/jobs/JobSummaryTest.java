@@ -1,0 +1,105 @@
+package dev.overlap.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.PipelineReport;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The summary of a job whose kernels ran their CPU implementation: the executor starts with the GPU
+ * path off, as on a machine without a GPU, whether or not this one has one.
+ */
+class JobSummaryTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+  static String lineitem;
+  static long lineitemRows;
+
+  @BeforeAll
+  static void start() {
+    spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
+            .config("spark.overlap.enabled", "false")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate();
+    String data = tmp.resolve("tpch").toString();
+    TpchGenerate.run(
+        spark,
+        0.001,
+        data,
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+        false);
+    lineitem = data + "/lineitem";
+    lineitemRows = spark.read().parquet(lineitem).count();
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  @Test
+  void etlCountsTheInputOnceAndGivesEachStepsCpuFigures() {
+    JobSummary summary = new JobSummary("etl");
+    long rowsOut = EtlJob.run(spark, lineitem, tmp.resolve("etl").toString(), summary);
+    String text = summary.render(rowsOut, 2);
+
+    // Q1 and Q6 both read lineitem: it is counted once.
+    assertTrue(
+        text.contains(String.format(Locale.ROOT, "rows in        %,d%n", lineitemRows)), text);
+    assertTrue(text.contains("path           CPU (spark.overlap.enabled=false)\n"), text);
+    for (String step : new String[] {"Q1", "Q6"}) {
+      Pattern p =
+          Pattern.compile(
+              "(?m)^"
+                  + step
+                  + " +(\\d+) tasks on the CPU, ([\\d,]+) rows in, ([\\d,]+) out; busy: CPU kernel"
+                  + " (\\d+\\.\\d\\d) s \\(summed over 2 task threads, reading its input"
+                  + " included\\)$");
+      Matcher m = p.matcher(text);
+      assertTrue(m.find(), step + " has no CPU line:\n" + text);
+      assertTrue(Integer.parseInt(m.group(1)) > 0, text);
+      assertEquals(lineitemRows, Long.parseLong(m.group(2).replace(",", "")), text);
+    }
+    assertTrue(!text.contains("batches,"), text);
+  }
+
+  @Test
+  void theCpuKernelsTimeIsMeasuredOnTheTaskThreads() {
+    Dataset<Row> in = spark.read().parquet(lineitem);
+    PipelineReport report = PipelineReport.create(spark);
+    long start = System.nanoTime();
+    GpuPartitions.map(in.selectExpr(Q6Kernel.INPUT), new Q6Kernel(), report).count();
+    long wall = System.nanoTime() - start;
+    assertTrue(report.cpuTasks() > 0 && report.gpuTasks() == 0);
+    assertEquals(lineitemRows, report.rowsIn());
+    assertTrue(report.cpuKernelNanos() > 0, "no CPU kernel time");
+    // Two task threads at most: the kernel cannot have been busy longer than twice the wall.
+    assertTrue(report.cpuKernelNanos() <= 2 * wall, report.cpuKernelNanos() + " > 2 * " + wall);
+  }
+
+  @Test
+  void aJobMayStateTheRowsItRead() {
+    JobSummary summary = new JobSummary("join");
+    summary.rowsIn(1234);
+    assertTrue(summary.render(5, 2).contains("rows in        1,234\n"));
+  }
+}
