@@ -115,6 +115,6 @@ final class ErrorLines {
 
   private static String fileIn(String msg) {
     Matcher m = FILE.matcher(msg);
-    return m.find() ? m.group(1) : "?";
+    return m.find() ? m.group(1).replaceAll("[.,;:]+$", "") : "?";
   }
 }

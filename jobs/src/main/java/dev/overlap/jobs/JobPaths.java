@@ -169,6 +169,15 @@ final class JobPaths {
     }
   }
 
+  /** See {@link StagedOutput#recover}. */
+  void recover(String output) {
+    try {
+      StagedOutput.recover(fs(output), qualified(output));
+    } catch (IOException e) {
+      throw new UsageException("cannot read output path '" + output + "': " + firstLine(e));
+    }
+  }
+
   /**
    * Refuses to replace an existing output unless it is this job's earlier output and replacing was
    * asked for ({@code replace}), or the user said to replace anything ({@code replaceUnmarked}).
@@ -177,7 +186,6 @@ final class JobPaths {
     Path out = qualified(output);
     FileSystem fs = fs(output);
     try {
-      StagedOutput.recover(fs, out);
       if (!fs.exists(out)) {
         return;
       }

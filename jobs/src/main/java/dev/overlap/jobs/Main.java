@@ -96,6 +96,8 @@ public final class Main {
                 a.job.equals("generate")
                     ? "data/tpch-sf" + a.get("--scale").orElseThrow()
                     : "out/" + a.job);
+    // Before anything else looks at the output: put right what a killed run left beside it.
+    paths.recover(output);
     List<Path> inputs =
         a.job.equals("generate")
             ? List.of()

@@ -40,8 +40,8 @@ final class StagedOutput implements AutoCloseable {
   static final String PREVIOUS = ".overlap-previous-";
 
   /**
-   * For crash tests: names a point ({@code staged}, {@code replace}) at which the run prints {@code
-   * overlap-test: paused at <point>} and waits, so that a test can signal it there.
+   * For crash tests: names a point ({@code between-tables}, {@code replace}) at which the run
+   * prints {@code overlap-test: paused at <point>} and waits, so that a test can signal it there.
    */
   static final String PAUSE_ENV = "OVERLAP_TEST_PAUSE_AT";
 
@@ -77,7 +77,6 @@ final class StagedOutput implements AutoCloseable {
     if (!fs.mkdirs(staging)) {
       throw new IOException("cannot create the staging folder " + staging);
     }
-    pause("staged");
     return new StagedOutput(fs, target, job, staging);
   }
 

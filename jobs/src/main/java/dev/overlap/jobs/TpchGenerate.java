@@ -133,6 +133,7 @@ public final class TpchGenerate {
           .write()
           .mode(SaveMode.ErrorIfExists)
           .parquet(output + "/lineitem");
+      StagedOutput.pause("between-tables");
       progress.table("orders");
       JavaRDD<Row> orderRows =
           jsc.parallelize(ids, parts).flatMap(p -> orders(scaleFactor, p, parts, counter));

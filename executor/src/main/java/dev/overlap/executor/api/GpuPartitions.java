@@ -44,6 +44,9 @@ public final class GpuPartitions {
 
     org.apache.spark.sql.classic.Dataset<Row> ds =
         (org.apache.spark.sql.classic.Dataset<Row>) input;
+    // A key the job set on the session with a typo fails here as it would at start.
+    OverlapConf.checkKnownKeys(
+        scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     // Keys that are not startup-only are taken from the session, so a job can set them.
     PartitionRunner runner =
         new PartitionRunner(

@@ -129,6 +129,17 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     } finally spark.conf.unset("spark.overlap.batch.maxRows")
   }
 
+  test("a misspelled key set on the session fails the map call, naming the key it meant") {
+    spark.conf.set("spark.overlap.batch.maxRow", "5")
+    try {
+      val e = intercept[OverlapConfigException] {
+        GpuPartitions.map(TestData.frame(spark, 10, 1), new AllTypesKernel)
+      }
+      assert(e.getMessage.contains("'spark.overlap.batch.maxRow'"), e.getMessage)
+      assert(e.getMessage.contains("did you mean 'spark.overlap.batch.maxRows'"), e.getMessage)
+    } finally spark.conf.unset("spark.overlap.batch.maxRow")
+  }
+
   test("an unsupported column is named before any job starts") {
     val jobsBefore = spark.sparkContext.statusTracker.getJobIdsForGroup(null).length
     val df = spark.createDataFrame(

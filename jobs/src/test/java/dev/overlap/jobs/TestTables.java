@@ -1,0 +1,33 @@
+package dev.overlap.jobs;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** Small real inputs for the end-to-end tests, written with Spark in the test's own JVM. */
+final class TestTables {
+  private TestTables() {}
+
+  static SparkSession session() {
+    return SparkSession.builder()
+        .master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate();
+  }
+
+  /** TPC-H lineitem at scale factor 0.002 (about 12,000 rows) as one Parquet file under dir. */
+  static Dataset<Row> lineitem(SparkSession spark, Path dir) {
+    List<Row> rows = new ArrayList<>();
+    for (Iterator<Row> it = TpchGenerate.lineItems(0.002, 1, 1); it.hasNext(); ) {
+      rows.add(it.next());
+    }
+    Dataset<Row> li = spark.createDataFrame(rows, TpchGenerate.LINEITEM).coalesce(1);
+    li.write().parquet(dir.toString());
+    return li;
+  }
+}
