@@ -1,60 +1,175 @@
 package dev.overlap.jobs;
 
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.udf;
+
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF2;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * TPC-H Q1 and Q6 over Parquet {@code lineitem}: filters and derived columns run as GPU kernels
- * partition by partition with partial aggregates per batch; Spark adds the partials up. Result
- * types are those Spark gives the same queries, so results compare equal.
+ * partition by partition with partial aggregates per batch; Spark adds the partials up. The money
+ * columns may be decimals of any precision and scale, int, long, float or double, with nulls
+ * ({@link EtlShape}); result types are those Spark SQL gives the same queries over the same input,
+ * read from Spark's analysis of them, so results compare equal (doubles up to the order of
+ * summation).
  */
 public final class EtlJob {
   private EtlJob() {}
 
+  /**
+   * @throws UsageException before any work when {@code lineitem} lacks a column etl reads or has
+   *     one of a type etl cannot use
+   */
   public static Dataset<Row> q1(Dataset<Row> lineitem, PipelineReport report) {
+    return q1(lineitem, EtlShape.of(lineitem), report);
+  }
+
+  static Dataset<Row> q1(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
+    StructType want = sparkQ1(lineitem, shape).schema(); // analysis only
     Dataset<Row> partial =
-        GpuPartitions.map(lineitem.selectExpr(Q1Kernel.INPUT), new Q1Kernel(), report);
+        GpuPartitions.map(
+            lineitem.selectExpr(shape.select(Q1Kernel.INPUT)), new Q1Kernel(shape), report);
     return partial
         .groupBy("l_returnflag", "l_linestatus")
         .agg(
-            org.apache.spark.sql.functions.sum("sum_qty").as("q"),
-            org.apache.spark.sql.functions.sum("sum_base_price").as("p"),
-            org.apache.spark.sql.functions.sum("sum_disc_price").as("dp"),
-            org.apache.spark.sql.functions.sum("sum_charge").as("c"),
-            org.apache.spark.sql.functions.sum("sum_disc").as("d"),
-            org.apache.spark.sql.functions.sum("count_order").as("n"))
-        .selectExpr(
-            "l_returnflag",
-            "l_linestatus",
-            "cast(q as decimal(22,2)) as sum_qty",
-            "cast(p as decimal(22,2)) as sum_base_price",
-            "cast(dp as decimal(36,4)) as sum_disc_price",
-            "cast(c as decimal(38,6)) as sum_charge",
-            // Spark's avg(decimal(12,2)): sum as decimal(22,2) over count as decimal(20,0).
-            "cast(cast(q as decimal(22,2)) / cast(n as decimal(20,0)) as decimal(16,6)) as avg_qty",
-            "cast(cast(p as decimal(22,2)) / cast(n as decimal(20,0)) as decimal(16,6))"
-                + " as avg_price",
-            "cast(cast(d as decimal(22,2)) / cast(n as decimal(20,0)) as decimal(16,6)) as avg_disc",
-            "n as count_order")
+            sum("sum_qty").as("q"),
+            sum("sum_base_price").as("p"),
+            sum("sum_disc_price").as("dp"),
+            sum("sum_charge").as("c"),
+            sum("sum_disc").as("d"),
+            sum("count_qty").as("nq"),
+            sum("count_price").as("np"),
+            sum("count_disc").as("nd"),
+            sum("count_order").as("n"))
+        .select(
+            col("l_returnflag"),
+            col("l_linestatus"),
+            total("q", want, "sum_qty"),
+            total("p", want, "sum_base_price"),
+            total("dp", want, "sum_disc_price"),
+            total("c", want, "sum_charge"),
+            average("q", "nq", shape.types[EtlShape.QUANTITY], want, "avg_qty"),
+            average("p", "np", shape.types[EtlShape.PRICE], want, "avg_price"),
+            average("d", "nd", shape.types[EtlShape.DISCOUNT], want, "avg_disc"),
+            total("n", want, "count_order"))
         .orderBy("l_returnflag", "l_linestatus");
   }
 
+  /**
+   * @throws UsageException before any work when {@code lineitem} lacks a column etl reads or has
+   *     one of a type etl cannot use
+   */
   public static Dataset<Row> q6(Dataset<Row> lineitem, PipelineReport report) {
-    return GpuPartitions.map(lineitem.selectExpr(Q6Kernel.INPUT), new Q6Kernel(), report)
-        .selectExpr("cast(sum(revenue) as decimal(35,4)) as revenue");
+    return q6(lineitem, EtlShape.of(lineitem), report);
+  }
+
+  static Dataset<Row> q6(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
+    StructType want = sparkQ6(lineitem, shape).schema(); // analysis only
+    return GpuPartitions.map(
+            lineitem.selectExpr(shape.select(Q6Kernel.INPUT)), new Q6Kernel(shape), report)
+        .agg(sum("revenue").as("r"))
+        .select(total("r", want, "revenue"));
+  }
+
+  /**
+   * Spark SQL's own Q1 over {@code lineitem}, for its result types: TPC-H's text, with the input's
+   * own column names.
+   */
+  static Dataset<Row> sparkQ1(Dataset<Row> lineitem, EtlShape shape) {
+    String q = shape.column(EtlShape.QUANTITY);
+    String e = shape.column(EtlShape.PRICE);
+    String d = shape.column(EtlShape.DISCOUNT);
+    String t = shape.column(EtlShape.TAX);
+    List<Column> aggs = new ArrayList<>();
+    aggs.add(expr("sum(" + e + ")").as("sum_base_price"));
+    aggs.add(expr("sum(" + e + " * (1 - " + d + "))").as("sum_disc_price"));
+    aggs.add(expr("sum(" + e + " * (1 - " + d + ") * (1 + " + t + "))").as("sum_charge"));
+    aggs.add(expr("avg(" + q + ")").as("avg_qty"));
+    aggs.add(expr("avg(" + e + ")").as("avg_price"));
+    aggs.add(expr("avg(" + d + ")").as("avg_disc"));
+    aggs.add(expr("count(*)").as("count_order"));
+    return lineitem
+        .where(shape.column(EtlShape.SHIPDATE) + " <= date '1998-12-01' - interval '90' day")
+        .groupBy(
+            expr(shape.column(EtlShape.RETURNFLAG)).as("l_returnflag"),
+            expr(shape.column(EtlShape.LINESTATUS)).as("l_linestatus"))
+        .agg(expr("sum(" + q + ")").as("sum_qty"), aggs.toArray(new Column[0]));
+  }
+
+  /** Spark SQL's own Q6 over {@code lineitem}, for its result type. */
+  static Dataset<Row> sparkQ6(Dataset<Row> lineitem, EtlShape shape) {
+    String ship = shape.column(EtlShape.SHIPDATE);
+    String d = shape.column(EtlShape.DISCOUNT);
+    return lineitem
+        .where(
+            ship
+                + " >= date '1994-01-01' and "
+                + ship
+                + " < date '1994-01-01' + interval '1' year and "
+                + d
+                + " between 0.06 - 0.01 and 0.06 + 0.01 and "
+                + shape.column(EtlShape.QUANTITY)
+                + " < 24")
+        .agg(expr("sum(" + shape.column(EtlShape.PRICE) + " * " + d + ")").as("revenue"));
+  }
+
+  /** The total of partial sums {@code col}, in the type of {@code name} in {@code want}. */
+  private static Column total(String col, StructType want, String name) {
+    return col(col).cast(want.apply(name).dataType()).as(name);
+  }
+
+  /**
+   * The average of {@code sum} over {@code count} values as Spark computes {@code avg} of a column
+   * of type {@code in}: for a decimal, the exact sum divided by the count, rounded half up to the
+   * scale of Spark's result type; otherwise in double. Null when there are no values.
+   */
+  private static Column average(
+      String sum, String count, DataType in, StructType want, String name) {
+    DataType out = want.apply(name).dataType();
+    if (in instanceof DecimalType && out instanceof DecimalType d) {
+      int scale = d.scale();
+      UserDefinedFunction div =
+          udf(
+              (UDF2<BigDecimal, Long, BigDecimal>)
+                  (s, n) ->
+                      s == null || n == null || n == 0
+                          ? null
+                          : s.divide(BigDecimal.valueOf(n), scale, RoundingMode.HALF_UP),
+              d);
+      return div.apply(col(sum), col(count)).as(name);
+    } else if (out instanceof DoubleType) {
+      return expr("cast(" + sum + " as double) / cast(nullif(" + count + ", 0) as double)")
+          .as(name);
+    }
+    throw new IllegalStateException("avg of " + in.simpleString() + " is " + out.simpleString());
   }
 
   /** Runs both queries, prints them, writes them under {@code output}; returns the Q1 rows. */
   static long run(SparkSession spark, String input, String output, JobSummary summary) {
     Dataset<Row> lineitem = spark.read().parquet(input);
+    EtlShape shape = EtlShape.of(lineitem); // refuses unusable input before any work
     PipelineReport r1 = PipelineReport.create(spark);
-    Dataset<Row> q1 = q1(lineitem, r1).cache();
-    q1.write().mode("overwrite").parquet(output + "/q1");
+    Dataset<Row> q1 = q1(lineitem, shape, r1).cache();
     PipelineReport r6 = PipelineReport.create(spark);
-    Dataset<Row> q6 = q6(lineitem, r6).cache();
+    Dataset<Row> q6 = q6(lineitem, shape, r6).cache();
+    q1.write().mode("overwrite").parquet(output + "/q1");
     q6.write().mode("overwrite").parquet(output + "/q6");
     System.out.println("TPC-H Q1 (pricing summary):");
     q1.show(false);

@@ -9,12 +9,11 @@ import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
-import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -24,112 +23,163 @@ import org.apache.spark.sql.types.StructType;
  * TPC-H Q1's per-batch work: the ship-date filter, the derived money columns, and partial sums and
  * counts per (return flag, line status). Spark adds the partials up ({@link EtlJob#q1}).
  *
- * <p>Input columns, in this order: l_quantity, l_extendedprice, l_discount, l_tax (decimal(12,2)),
- * l_returnflag, l_linestatus (string), l_shipdate (date).
+ * <p>Input columns, in this order: l_quantity, l_extendedprice, l_discount, l_tax (each a decimal,
+ * int, long, float or double, as {@link EtlShape} found them), l_returnflag, l_linestatus (string),
+ * l_shipdate (date). A row whose ship date is null fails the filter, as in SQL.
+ *
+ * <p>Output, one row per group of a batch (or of a slice of one, see {@link EtlShape.Gpu#slices}):
+ * the two keys; the sums of quantity, price, discounted price, charge and discount ({@link
+ * EtlShape.Num#partialType}, null where every value was null); the counts of non-null quantities,
+ * prices and discounts (for the averages, which skip nulls); and the count of rows.
  */
 public final class Q1Kernel implements GpuKernel {
+  private static final long serialVersionUID = 1L;
+
   /** {@code date '1998-12-01' - interval '90' day}. */
   static final int CUTOFF_DAY = (int) LocalDate.of(1998, 9, 2).toEpochDay();
 
-  static final String[] INPUT = {
-    "l_quantity",
-    "l_extendedprice",
-    "l_discount",
-    "l_tax",
-    "l_returnflag",
-    "l_linestatus",
-    "l_shipdate"
-  };
+  /** The kernel's input: every column of {@link EtlShape#COLUMNS}, in order. */
+  static final int[] INPUT = {0, 1, 2, 3, 4, 5, 6};
 
-  private static final DType MONEY2 = DType.create(DType.DTypeEnum.DECIMAL64, -2);
-  private static final DType MONEY4 = DType.create(DType.DTypeEnum.DECIMAL64, -4);
-  private static final DType MONEY6 = DType.create(DType.DTypeEnum.DECIMAL64, -6);
+  private final EtlShape shape;
+
+  Q1Kernel(EtlShape shape) {
+    this.shape = shape;
+  }
+
+  /** The summed values, in output order. */
+  private EtlShape.Expr[] sums() {
+    return new EtlShape.Expr[] {
+      shape.quantity, shape.price, shape.discPrice, shape.charge, shape.discount
+    };
+  }
 
   @Override
   public StructType outputSchema(StructType input) {
+    EtlShape.Expr[] s = sums();
     return new StructType()
         .add("l_returnflag", DataTypes.StringType)
         .add("l_linestatus", DataTypes.StringType)
-        .add("sum_qty", DataTypes.createDecimalType(18, 2))
-        .add("sum_base_price", DataTypes.createDecimalType(18, 2))
-        .add("sum_disc_price", DataTypes.createDecimalType(18, 4))
-        .add("sum_charge", DataTypes.createDecimalType(18, 6))
-        .add("sum_disc", DataTypes.createDecimalType(18, 2))
-        .add("count_order", DataTypes.IntegerType, false);
+        .add("sum_qty", s[0].type.partialType())
+        .add("sum_base_price", s[1].type.partialType())
+        .add("sum_disc_price", s[2].type.partialType())
+        .add("sum_charge", s[3].type.partialType())
+        .add("sum_disc", s[4].type.partialType())
+        .add("count_qty", DataTypes.LongType, false)
+        .add("count_price", DataTypes.LongType, false)
+        .add("count_disc", DataTypes.LongType, false)
+        .add("count_order", DataTypes.LongType, false);
   }
 
   @Override
   public Table apply(Table in) {
-    try (Scalar cutoff = Scalar.timestampDaysFromInt(CUTOFF_DAY);
-        Scalar one = Scalar.fromDecimal(-2, 100L);
-        ColumnVector keep = in.getColumn(6).binaryOp(BinaryOp.LESS_EQUAL, cutoff, DType.BOOL8);
-        Table t = in.filter(keep);
-        ColumnVector oneMinusDisc = one.binaryOp(BinaryOp.SUB, t.getColumn(2), MONEY2);
-        ColumnVector onePlusTax = one.binaryOp(BinaryOp.ADD, t.getColumn(3), MONEY2);
-        ColumnVector discPrice = t.getColumn(1).binaryOp(BinaryOp.MUL, oneMinusDisc, MONEY4);
-        ColumnVector charge = discPrice.binaryOp(BinaryOp.MUL, onePlusTax, MONEY6);
-        Table g =
-            new Table(
-                t.getColumn(4),
-                t.getColumn(5),
-                t.getColumn(0),
-                t.getColumn(1),
-                discPrice,
-                charge,
-                t.getColumn(2))) {
-      return g.groupBy(0, 1)
-          .aggregate(
-              GroupByAggregation.sum().onColumn(2),
-              GroupByAggregation.sum().onColumn(3),
-              GroupByAggregation.sum().onColumn(4),
-              GroupByAggregation.sum().onColumn(5),
-              GroupByAggregation.sum().onColumn(6),
-              GroupByAggregation.count(NullPolicy.INCLUDE).onColumn(2));
+    try (EtlShape.Gpu g = new EtlShape.Gpu(shape)) {
+      Scalar cutoff = g.own(Scalar.timestampDaysFromInt(CUTOFF_DAY));
+      ColumnVector keep =
+          g.own(in.getColumn(EtlShape.SHIPDATE).binaryOp(BinaryOp.LESS_EQUAL, cutoff, DType.BOOL8));
+      Table t = g.own(in.filter(keep));
+      g.bind(t);
+      EtlShape.Expr[] exprs = sums();
+      EtlShape.Gpu.Val[] vals = new EtlShape.Gpu.Val[exprs.length];
+      ColumnVector[] summands = new ColumnVector[exprs.length];
+      for (int i = 0; i < exprs.length; i++) {
+        vals[i] = g.eval(exprs[i]);
+        summands[i] = g.summand(vals[i]);
+      }
+      ColumnVector slice = g.slices((int) t.getRowCount(), vals);
+      Table groups =
+          g.own(
+              new Table(
+                  t.getColumn(EtlShape.RETURNFLAG),
+                  t.getColumn(EtlShape.LINESTATUS),
+                  slice,
+                  summands[0],
+                  summands[1],
+                  summands[2],
+                  summands[3],
+                  summands[4]));
+      Table agg =
+          g.own(
+              groups
+                  .groupBy(0, 1, 2)
+                  .aggregate(
+                      GroupByAggregation.sum().onColumn(3),
+                      GroupByAggregation.sum().onColumn(4),
+                      GroupByAggregation.sum().onColumn(5),
+                      GroupByAggregation.sum().onColumn(6),
+                      GroupByAggregation.sum().onColumn(7),
+                      GroupByAggregation.count(NullPolicy.EXCLUDE).onColumn(3),
+                      GroupByAggregation.count(NullPolicy.EXCLUDE).onColumn(4),
+                      GroupByAggregation.count(NullPolicy.EXCLUDE).onColumn(7),
+                      GroupByAggregation.count(NullPolicy.INCLUDE).onColumn(2)));
+      // agg: the three keys, five sums, four counts (INT32).
+      ColumnVector[] out = new ColumnVector[11];
+      out[0] = agg.getColumn(0);
+      out[1] = agg.getColumn(1);
+      for (int i = 0; i < 5; i++) {
+        out[2 + i] = g.partial(agg.getColumn(3 + i), exprs[i].type);
+      }
+      for (int i = 0; i < 4; i++) {
+        out[7 + i] = g.own(agg.getColumn(8 + i).castTo(DType.INT64));
+      }
+      return new Table(out);
     }
   }
 
-  /** The same partial sums in Java, on unscaled longs. */
+  /** The same partial sums on the CPU, one row per group of the partition. */
   @Override
   public CpuKernel cpu() {
+    EtlShape s = shape;
     return rows -> {
-      Map<String, long[]> acc = new TreeMap<>();
+      EtlShape.Cpu c = new EtlShape.Cpu(s);
+      EtlShape.Expr[] exprs = new Q1Kernel(s).sums();
+      Map<List<String>, Group> groups = new HashMap<>();
       while (rows.hasNext()) {
         Row r = rows.next();
-        if (epochDay(r.get(6)) > CUTOFF_DAY) {
+        Object day = r.get(EtlShape.SHIPDATE);
+        if (day == null || epochDay(day) > CUTOFF_DAY) {
           continue;
         }
-        long qty = unscaled(r.getDecimal(0));
-        long price = unscaled(r.getDecimal(1));
-        long disc = unscaled(r.getDecimal(2));
-        long tax = unscaled(r.getDecimal(3));
-        long discPrice = Math.multiplyExact(price, 100 - disc); // scale 4
-        long charge = Math.multiplyExact(discPrice, 100 + tax); // scale 6
-        long[] a =
-            acc.computeIfAbsent(r.getString(4) + "\u0000" + r.getString(5), k -> new long[6]);
-        a[0] = Math.addExact(a[0], qty);
-        a[1] = Math.addExact(a[1], price);
-        a[2] = Math.addExact(a[2], discPrice);
-        a[3] = Math.addExact(a[3], charge);
-        a[4] = Math.addExact(a[4], disc);
-        a[5]++;
+        c.bind(r);
+        List<String> key =
+            java.util.Arrays.asList(
+                r.getString(EtlShape.RETURNFLAG), r.getString(EtlShape.LINESTATUS));
+        Group a = groups.computeIfAbsent(key, k -> new Group());
+        for (int i = 0; i < exprs.length; i++) {
+          a.sums[i].add(c.eval(exprs[i]));
+        }
+        a.counts[0] += r.isNullAt(EtlShape.QUANTITY) ? 0 : 1;
+        a.counts[1] += r.isNullAt(EtlShape.PRICE) ? 0 : 1;
+        a.counts[2] += r.isNullAt(EtlShape.DISCOUNT) ? 0 : 1;
+        a.counts[3]++;
       }
       List<Row> out = new ArrayList<>();
-      acc.forEach(
+      groups.forEach(
           (k, a) -> {
-            String[] key = k.split("\u0000", -1);
-            out.add(
-                RowFactory.create(
-                    key[0],
-                    key[1],
-                    BigDecimal.valueOf(a[0], 2),
-                    BigDecimal.valueOf(a[1], 2),
-                    BigDecimal.valueOf(a[2], 4),
-                    BigDecimal.valueOf(a[3], 6),
-                    BigDecimal.valueOf(a[4], 2),
-                    (int) a[5]));
+            Object[] v = new Object[11];
+            v[0] = k.get(0);
+            v[1] = k.get(1);
+            for (int i = 0; i < exprs.length; i++) {
+              v[2 + i] = a.sums[i].get(exprs[i].type);
+            }
+            for (int i = 0; i < 4; i++) {
+              v[7 + i] = a.counts[i];
+            }
+            out.add(RowFactory.create(v));
           });
       return out.iterator();
     };
+  }
+
+  private static final class Group {
+    final EtlShape.Sum[] sums = {
+      new EtlShape.Sum(),
+      new EtlShape.Sum(),
+      new EtlShape.Sum(),
+      new EtlShape.Sum(),
+      new EtlShape.Sum()
+    };
+    final long[] counts = new long[4];
   }
 
   /** Days since the epoch of a date as Spark hands it to a {@code Row}. */
@@ -137,9 +187,5 @@ public final class Q1Kernel implements GpuKernel {
     return date instanceof LocalDate l
         ? l.toEpochDay()
         : ((java.sql.Date) date).toLocalDate().toEpochDay();
-  }
-
-  static long unscaled(BigDecimal d) {
-    return d.setScale(2).unscaledValue().longValueExact();
   }
 }
