@@ -170,6 +170,7 @@ public final class EtlJob {
     PipelineReport r6 = PipelineReport.create(spark);
     Dataset<Row> q6 = q6(lineitem, shape, r6).cache();
     q1.write().mode("overwrite").parquet(output + "/q1");
+    StagedOutput.pause("between-tables");
     q6.write().mode("overwrite").parquet(output + "/q6");
     System.out.println("TPC-H Q1 (pricing summary):");
     q1.show(false);
