@@ -3,7 +3,6 @@ package dev.overlap.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -87,7 +86,7 @@ class JobSummaryTest {
     Dataset<Row> in = spark.read().parquet(lineitem);
     PipelineReport report = PipelineReport.create(spark);
     long start = System.nanoTime();
-    GpuPartitions.map(in.selectExpr(Q6Kernel.INPUT), new Q6Kernel(), report).count();
+    EtlJob.q6(in, report).count();
     long wall = System.nanoTime() - start;
     assertTrue(report.cpuTasks() > 0 && report.gpuTasks() == 0);
     assertEquals(lineitemRows, report.rowsIn());

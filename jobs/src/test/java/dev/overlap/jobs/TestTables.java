@@ -23,7 +23,7 @@ final class TestTables {
   /** TPC-H lineitem at scale factor 0.002 (about 12,000 rows) as one Parquet file under dir. */
   static Dataset<Row> lineitem(SparkSession spark, Path dir) {
     List<Row> rows = new ArrayList<>();
-    for (Iterator<Row> it = TpchGenerate.lineItems(0.002, 1, 1); it.hasNext(); ) {
+    for (Iterator<Row> it = TpchGenerate.lineItems(0.002, 1, 1, null); it.hasNext(); ) {
       rows.add(it.next());
     }
     Dataset<Row> li = spark.createDataFrame(rows, TpchGenerate.LINEITEM).coalesce(1);
