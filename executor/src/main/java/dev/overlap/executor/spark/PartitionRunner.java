@@ -4,7 +4,7 @@ import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
-import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.cudf.BatchLayout;
 import dev.overlap.executor.cudf.ColumnType;
@@ -41,7 +41,7 @@ public final class PartitionRunner implements Serializable {
   private final GpuKernel kernel;
   private final StructType inSchema;
   private final StructType outSchema;
-  private final PipelineReport report;
+  private final JobReport report;
   // The job's values of the keys that are not startup-only, from OverlapConf.jobSettings.
   private final Map<String, String> jobSettings;
   private transient OverlapConf jobConf;
@@ -50,7 +50,7 @@ public final class PartitionRunner implements Serializable {
       GpuKernel kernel,
       StructType inSchema,
       StructType outSchema,
-      PipelineReport report,
+      JobReport report,
       Map<String, String> jobSettings) {
     this.kernel = kernel;
     this.inSchema = inSchema;
@@ -410,13 +410,14 @@ public final class PartitionRunner implements Serializable {
       }
       lane.close();
       if (report != null) {
-        Map<Stage, Long> nanos = new EnumMap<>(Stage.class);
-        nanos.put(Stage.PACK, packNanos);
+        Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
+        nanos.put(PipelineStage.PACK, packNanos);
         for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
-          nanos.put(s, lane.busyNanos(s));
+          nanos.put(SparkEngine.publicStage(s), lane.busyNanos(s));
         }
-        report.addTask(
-            true, source.rowsRead(), rowsOut, batches, bytes, nanos, stagingWait, resultWait);
+        report.addGpuTask(
+            new JobReport.GpuTask(
+                source.rowsRead(), rowsOut, batches, bytes, nanos, stagingWait, resultWait));
       }
     }
   }
