@@ -7,7 +7,7 @@ import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.api.PipelineTotals;
 import dev.overlap.executor.config.OverlapConf;
-import dev.overlap.executor.cudf.ColumnType;
+import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.Stage;
 import java.util.EnumMap;

@@ -1,10 +1,10 @@
 package dev.overlap.executor.spark;
 
 import ai.rapids.cudf.HostMemoryBuffer;
-import dev.overlap.executor.cudf.BatchLayout;
-import dev.overlap.executor.cudf.ColumnType;
-import dev.overlap.executor.cudf.HostBatch;
-import dev.overlap.executor.cudf.HostBatchWriter;
+import dev.overlap.executor.pack.BatchLayout;
+import dev.overlap.executor.pack.ColumnType;
+import dev.overlap.executor.pack.HostBatch;
+import dev.overlap.executor.pack.HostBatchWriter;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;

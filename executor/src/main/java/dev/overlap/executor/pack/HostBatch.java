@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
@@ -52,40 +52,40 @@ public final class HostBatch implements AutoCloseable {
     return nullCounts[column];
   }
 
-  DType dtype(int column) {
+  public DType dtype(int column) {
     return dtypes[column];
   }
 
-  HostMemoryBuffer staging() {
+  public HostMemoryBuffer staging() {
     return staging;
   }
 
   /** Offset in the staging buffer and length of the used part of a column's validity mask. */
-  long validityOffset(int c) {
+  public long validityOffset(int c) {
     return layout.validityOffset[c];
   }
 
-  long validityLength() {
+  public long validityLength() {
     return BatchLayout.validityBytes(rows);
   }
 
-  long dataOffset(int c) {
+  public long dataOffset(int c) {
     return layout.dataOffset[c];
   }
 
-  long dataLength(int c) {
+  public long dataLength(int c) {
     return layout.type(c).isString() ? stringBytes[c] : (long) rows * layout.type(c).width();
   }
 
-  long offsetsOffset(int c) {
+  public long offsetsOffset(int c) {
     return layout.offsetsOffset[c];
   }
 
-  long offsetsLength(int c) {
+  public long offsetsLength(int c) {
     return layout.type(c).isString() ? 4L * (rows + 1) : 0;
   }
 
-  boolean isString(int c) {
+  public boolean isString(int c) {
     return layout.type(c).isString();
   }
 

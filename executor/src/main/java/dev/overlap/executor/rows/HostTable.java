@@ -1,7 +1,8 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.rows;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
+import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.Closing;
 import java.util.Iterator;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 /** A column whose type the GPU path cannot carry; raised before any work starts. */
 public final class UnsupportedColumnException extends IllegalArgumentException {
