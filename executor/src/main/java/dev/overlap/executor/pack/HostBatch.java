@@ -3,6 +3,7 @@ package dev.overlap.executor.pack;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.pipeline.PackedBatch;
 import java.util.Optional;
 
 /**
@@ -13,7 +14,7 @@ import java.util.Optional;
  * back to whoever lent it (the executor's staging pool). The pipeline closes a batch once its
  * upload has completed.
  */
-public final class HostBatch implements AutoCloseable {
+public final class HostBatch implements PackedBatch {
   private final BatchLayout layout;
   private final DType[] dtypes;
   private final HostMemoryBuffer staging;
@@ -40,6 +41,7 @@ public final class HostBatch implements AutoCloseable {
     this.stringBytes = stringBytes;
   }
 
+  @Override
   public int rows() {
     return rows;
   }
@@ -90,6 +92,7 @@ public final class HostBatch implements AutoCloseable {
   }
 
   /** Bytes this batch occupies on the device once uploaded: the used regions, each aligned. */
+  @Override
   public long deviceBytes() {
     long total = 0;
     for (int c = 0; c < columns(); c++) {
@@ -103,6 +106,7 @@ public final class HostBatch implements AutoCloseable {
   }
 
   /** Bytes copied to the device for this batch. */
+  @Override
   public long copyBytes() {
     long total = 0;
     for (int c = 0; c < columns(); c++) {

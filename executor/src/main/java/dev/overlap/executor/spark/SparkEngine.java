@@ -55,7 +55,7 @@ public final class SparkEngine implements Engine {
             OverlapConf.jobSettings(
                 k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
     SparkPlan plan = ds.queryExecution().executedPlan();
-    SparkPlan columnar = PartitionRunner.columnarChild(plan);
+    SparkPlan columnar = ColumnarPlans.columnarChild(plan);
     RDD<InternalRow> result;
     if (columnar != null) {
       RDD<ColumnarBatch> batches = columnar.executeColumnar();

@@ -5,7 +5,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import dev.overlap.executor.config.OverlapConfigException
-import dev.overlap.executor.spark.{JobReport, PartitionRunner}
+import dev.overlap.executor.spark.{ColumnarPlans, JobReport}
 import dev.overlap.executor.testing.{AllTypesKernel, NoCpuKernel, TestData}
 import org.apache.logging.log4j.{Level, LogManager}
 import org.apache.logging.log4j.core.{LogEvent, LoggerContext}
@@ -61,7 +61,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     TestData.frame(spark, 5000, 3).write.parquet(dir)
     val df = spark.read.parquet(dir)
     val plan = df.asInstanceOf[org.apache.spark.sql.classic.Dataset[_]].queryExecution.executedPlan
-    assert(PartitionRunner.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
+    assert(ColumnarPlans.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
     val out = GpuPartitions.map(df, new AllTypesKernel)
     val expected = df.selectExpr(AllTypesKernel.SQL: _*)
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
