@@ -10,6 +10,8 @@ import dev.overlap.executor.api.Public;
  */
 @Public
 public final class OverlapConfigException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
   private final String key;
 
   OverlapConfigException(String key, String value, String accepted, String problem) {

@@ -136,7 +136,7 @@ public final class StagePipeline implements AutoCloseable {
         try {
           threadInit.run();
         } catch (RuntimeException e) {
-          LOG.error("{}: thread setup failed; its batches will fail", getName(), e);
+          LOG.error("{}: thread setup failed; its stage runs without it", getName(), e);
         }
       }
       while (true) {

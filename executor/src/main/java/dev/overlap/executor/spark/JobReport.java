@@ -13,6 +13,8 @@ import org.apache.spark.util.LongAccumulator;
  * written by the job's tasks on the executors.
  */
 public final class JobReport implements PipelineReport {
+  private static final long serialVersionUID = 1L;
+
   private final LongAccumulator rowsIn;
   private final LongAccumulator rowsOut;
   private final LongAccumulator batches;

@@ -31,6 +31,8 @@ import org.apache.spark.util.TaskCompletionListener;
  * a GPU, else through the kernel's CPU implementation. Serialized with the job's closures.
  */
 public final class PartitionRunner implements Serializable {
+  private static final long serialVersionUID = 1L;
+
   private final GpuKernel kernel;
   private final StructType inSchema;
   private final StructType outSchema;

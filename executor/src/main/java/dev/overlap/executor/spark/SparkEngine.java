@@ -63,8 +63,7 @@ public final class SparkEngine implements Engine {
     } else {
       result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
     }
-    return ((org.apache.spark.sql.classic.SparkSession) ds.sparkSession())
-        .internalCreateDataFrame(result, out, false);
+    return ds.sparkSession().internalCreateDataFrame(result, out, false);
   }
 
   @Override
