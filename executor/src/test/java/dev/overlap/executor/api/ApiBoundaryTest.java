@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -62,6 +64,51 @@ class ApiBoundaryTest {
         Matcher m = ref.matcher(Files.readString(f));
         while (m.find()) {
           found.add(f.getFileName() + ": " + m.group());
+        }
+      }
+    }
+    assertEquals(List.of(), found);
+  }
+
+  /** Which packages each package may use: the arrows drawn in docs/architecture.md. */
+  private static final Map<String, Set<String>> ARROWS =
+      Map.of(
+          "api", Set.of(),
+          "pipeline", Set.of(),
+          "config", Set.of("api"),
+          "pack", Set.of("pipeline"),
+          "rows", Set.of("pack", "pipeline"),
+          "device", Set.of("api", "config", "pipeline", "pack", "rows"),
+          "spark", Set.of("api", "config", "pipeline", "pack", "device", "rows"));
+
+  @Test
+  void packagesUseOnlyThePackagesTheirArrowsAllow() throws IOException {
+    Path main = Paths.get("src/main/java/dev/overlap/executor");
+    Pattern ref = Pattern.compile("dev\\.overlap\\.executor\\.([a-z]+)\\.");
+    List<String> found = new ArrayList<>();
+    try (Stream<Path> dirs = Files.list(main)) {
+      for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
+        String pkg = dir.getFileName().toString();
+        Set<String> allowed = ARROWS.get(pkg);
+        List<Path> sources;
+        try (Stream<Path> files = Files.list(dir)) {
+          sources = files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        }
+        if (sources.isEmpty()) {
+          continue;
+        }
+        if (allowed == null) {
+          found.add(pkg + ": a package with no arrows drawn");
+          continue;
+        }
+        for (Path f : sources) {
+          Matcher m = ref.matcher(Files.readString(f));
+          while (m.find()) {
+            String used = m.group(1);
+            if (!used.equals(pkg) && !allowed.contains(used)) {
+              found.add(pkg + "/" + f.getFileName() + " uses " + used);
+            }
+          }
         }
       }
     }
