@@ -2,9 +2,8 @@ package dev.overlap.jobs;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.executor.pipeline.PipelineMetrics;
-import dev.overlap.executor.pipeline.Stage;
-import dev.overlap.executor.spark.ExecutorState;
+import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.api.PipelineTotals;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -17,8 +16,7 @@ final class JobSummary {
   private final Map<String, String> phases = new LinkedHashMap<>();
   private long rowsIn = -1;
   // The executor in this JVM (local mode); its pipeline's counters bracket the job.
-  private final PipelineMetrics.Snapshot before =
-      ExecutorState.runtime().map(r -> r.pipeline().metrics().snapshot()).orElse(null);
+  private final PipelineTotals before = PipelineTotals.current().orElse(null);
 
   JobSummary(String job) {
     this.job = job;
@@ -85,11 +83,11 @@ final class JobSummary {
                 e.getKey(),
                 r.batches(),
                 r.bytesCopied() / 1e9,
-                r.busyNanos(Stage.PACK) / 1e9,
+                r.busyNanos(PipelineStage.PACK) / 1e9,
                 slots,
-                r.busyNanos(Stage.UPLOAD) / 1e9,
-                r.busyNanos(Stage.COMPUTE) / 1e9,
-                r.busyNanos(Stage.DOWNLOAD) / 1e9));
+                r.busyNanos(PipelineStage.UPLOAD) / 1e9,
+                r.busyNanos(PipelineStage.COMPUTE) / 1e9,
+                r.busyNanos(PipelineStage.DOWNLOAD) / 1e9));
       }
       if (r.cpuTasks() > 0) {
         // Rows are counted per step, not per path: beside GPU tasks, they are both paths' rows.
@@ -108,16 +106,15 @@ final class JobSummary {
       }
     }
     if (gpuTasks > 0) {
-      PipelineMetrics.Snapshot d =
-          before == null
-              ? null
-              : ExecutorState.runtime()
-                  .map(r -> r.pipeline().metrics().snapshot().minus(before))
-                  .orElse(null);
+      PipelineTotals d =
+          before == null ? null : PipelineTotals.current().map(t -> t.minus(before)).orElse(null);
       if (d == null) {
         sb.append("overlap        see the executors' plugin metrics (busyMillis.*)\n");
       } else {
-        long gpuBusy = d.busy(Stage.UPLOAD) + d.busy(Stage.COMPUTE) + d.busy(Stage.DOWNLOAD);
+        long gpuBusy =
+            d.busy(PipelineStage.UPLOAD)
+                + d.busy(PipelineStage.COMPUTE)
+                + d.busy(PipelineStage.DOWNLOAD);
         sb.append(
             String.format(
                 Locale.ROOT,

@@ -28,6 +28,6 @@ public record GpuStatus(State state, Optional<Integer> device, String reason) {
 
   /** The status of the executor in this JVM. */
   public static GpuStatus current() {
-    return dev.overlap.executor.spark.ExecutorState.status();
+    return Engine.get().status();
   }
 }

@@ -9,8 +9,9 @@ import java.nio.file.Path;
  * Writes the key table of {@code docs/configs.md} from {@link OverlapConf#ALL}, between marker
  * comments, leaving the text around them as it is.
  *
- * <p>Run {@code mvn -pl executor exec:java} (see the README) after changing a key; a test fails
- * while the file is stale.
+ * <p>After changing a key, run from the repository root {@code mvn -q -pl executor compile
+ * exec:java -Dexec.mainClass=dev.overlap.executor.config.ConfigDocs -Dexec.args=docs/configs.md}
+ * (the command docs/configs.md gives); a test fails while the file is stale.
  */
 public final class ConfigDocs {
   public static final String BEGIN = "<!-- BEGIN GENERATED CONFIG TABLE -->";

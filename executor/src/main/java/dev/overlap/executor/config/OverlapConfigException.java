@@ -1,11 +1,17 @@
 package dev.overlap.executor.config;
 
+import dev.overlap.executor.api.Public;
+
 /**
  * A configuration error, in a one-line message: a value that cannot be used (naming the key and
  * what it accepts) or a {@code spark.overlap.*} key that does not exist (naming the nearest one
- * that does).
+ * that does). {@code GpuPartitions.map} throws it for a bad key set on the session, so jobs may
+ * catch it.
  */
+@Public
 public final class OverlapConfigException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
   private final String key;
 
   OverlapConfigException(String key, String value, String accepted, String problem) {

@@ -5,28 +5,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One batch on its way through the pipeline. Its payload is the current stage's input: the host
- * batch, then the device batch, then the device output, then the host result. Exactly one thread
- * touches the payload at a time (the stage thread that holds the batch).
+ * One batch on its way through the pipeline: its values ({@link BatchFlow}), its place in its lane,
+ * its device bytes and the future its task waits on.
+ *
+ * @param <R> the result the task takes
  */
-final class Batch {
+final class Batch<R extends AutoCloseable> {
   private static final Logger LOG = LoggerFactory.getLogger(Batch.class);
 
-  private final TaskLane<?, ?> lane;
+  private final TaskLane<?, R> lane;
   private final long index;
   private final long bytes;
-  private final CompletableFuture<Object> result = new CompletableFuture<>();
-  private AutoCloseable payload;
+  private final CompletableFuture<R> result = new CompletableFuture<>();
+  private final BatchFlow<?, ?, ?, R> flow;
   private boolean released;
 
-  Batch(TaskLane<?, ?> lane, long index, long bytes, AutoCloseable host) {
+  Batch(TaskLane<?, R> lane, long index, long bytes, BatchFlow<?, ?, ?, R> flow) {
     this.lane = lane;
     this.index = index;
     this.bytes = bytes;
-    this.payload = host;
+    this.flow = flow;
   }
 
-  TaskLane<?, ?> lane() {
+  TaskLane<?, R> lane() {
     return lane;
   }
 
@@ -34,34 +35,31 @@ final class Batch {
     return index;
   }
 
-  CompletableFuture<Object> result() {
+  CompletableFuture<R> result() {
     return result;
   }
 
   /**
-   * Runs one stage on the payload. The input is closed afterwards, whatever happened.
+   * Runs one stage on the batch's value. The input is closed afterwards, whatever happened.
    *
    * @return false when the stage threw; the batch has then failed its lane and released its bytes
    */
   boolean runStage(Stage stage) {
-    AutoCloseable in = payload;
-    payload = null;
     try {
-      payload = lane.run(stage, in);
+      flow.run(stage);
       return true;
     } catch (Throwable t) {
       lane.failed(this, stage, t);
-      finish(null, lane.abandonCause());
+      fail(lane.abandonCause());
       return false;
     } finally {
-      closeQuietly(in);
+      flow.closeSpent();
     }
   }
 
   /** The last stage is done: hand the result to the task, or close it if the task is gone. */
   void deliver() {
-    AutoCloseable r = payload;
-    payload = null;
+    R r = flow.takeResult();
     // The batch's device memory is gone: give its bytes back before the task sees the result, so
     // a task that took all its results never observes its own bytes still in flight.
     release(true);
@@ -72,17 +70,14 @@ final class Batch {
 
   /** The batch will not run further: close what it holds and tell the task why. */
   void abandon(Throwable cause) {
-    closeQuietly(payload);
-    payload = null;
-    finish(null, cause == null ? lane.abandonCause() : cause);
+    if (flow != null) {
+      flow.close();
+    }
+    fail(cause == null ? lane.abandonCause() : cause);
   }
 
-  private void finish(Object value, Throwable cause) {
-    if (cause != null) {
-      result.completeExceptionally(cause);
-    } else {
-      result.complete(value);
-    }
+  private void fail(Throwable cause) {
+    result.completeExceptionally(cause);
     release(false);
   }
 

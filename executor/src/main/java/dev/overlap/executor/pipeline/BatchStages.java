@@ -7,9 +7,10 @@ package dev.overlap.executor.pipeline;
  *
  * <p>Ownership: the pipeline owns each stage's input and closes it after the stage returns, whether
  * the stage succeeded or threw. A stage returns a new object that the pipeline owns from then on;
- * the last stage's result belongs to the task that takes it from its {@link TaskLane}. Each call
- * must be complete when it returns (for a GPU stage: its stream synchronized), so the next stage
- * can use the result on another thread and the input can be closed or reused.
+ * the last stage's result belongs to the task that takes it from its {@link TaskLane}. Closing the
+ * input must be safe once a call returns, and the result must be usable on the next stage's thread:
+ * work still in flight on the device (the cuDF upload returns once its copies are queued) is the
+ * result's to wait for, and it keeps what that work reads (the input it retained) until then.
  *
  * @param <H> a packed host batch
  * @param <D> the batch on the device

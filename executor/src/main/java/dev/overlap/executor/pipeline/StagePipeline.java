@@ -30,7 +30,7 @@ public final class StagePipeline implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** Queued behind the last batch when the pipeline closes; a worker that takes it exits. */
-  private static final Batch STOP = new Batch(null, -1, 0, null);
+  private static final Batch<?> STOP = new Batch<>(null, -1, 0, null);
 
   /**
    * @param budget bytes in flight on the device
@@ -70,7 +70,7 @@ public final class StagePipeline implements AutoCloseable {
     return new TaskLane<>(this, taskName, stages, maxAhead);
   }
 
-  void submit(Batch batch) {
+  void submit(Batch<?> batch) {
     if (closed.get()) {
       batch.abandon(new IllegalStateException("pipeline is closed"));
       return;
@@ -78,7 +78,7 @@ public final class StagePipeline implements AutoCloseable {
     uploader.offer(batch);
   }
 
-  private void afterDownload(Batch batch) {
+  private void afterDownload(Batch<?> batch) {
     batch.deliver();
   }
 
@@ -95,13 +95,13 @@ public final class StagePipeline implements AutoCloseable {
 
   /** One stage's thread. */
   private final class Worker extends Thread {
-    private final BlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Batch<?>> queue = new LinkedBlockingQueue<>();
     private final Stage stage;
     private final Runnable threadInit;
-    private final Consumer<Batch> next;
+    private final Consumer<Batch<?>> next;
     private volatile boolean stopping;
 
-    Worker(String name, Stage stage, Runnable threadInit, Consumer<Batch> next) {
+    Worker(String name, Stage stage, Runnable threadInit, Consumer<Batch<?>> next) {
       super(name);
       setDaemon(true);
       this.stage = stage;
@@ -109,7 +109,7 @@ public final class StagePipeline implements AutoCloseable {
       this.next = next;
     }
 
-    void offer(Batch b) {
+    void offer(Batch<?> b) {
       queue.add(b);
     }
 
@@ -122,7 +122,7 @@ public final class StagePipeline implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      Batch b;
+      Batch<?> b;
       while ((b = queue.poll()) != null) {
         if (b != STOP) {
           b.abandon(new IllegalStateException("pipeline closed before the batch ran"));
@@ -136,11 +136,11 @@ public final class StagePipeline implements AutoCloseable {
         try {
           threadInit.run();
         } catch (RuntimeException e) {
-          LOG.error("{}: thread setup failed; its batches will fail", getName(), e);
+          LOG.error("{}: thread setup failed; its stage runs without it", getName(), e);
         }
       }
       while (true) {
-        Batch b;
+        Batch<?> b;
         try {
           b = queue.take();
         } catch (InterruptedException e) {

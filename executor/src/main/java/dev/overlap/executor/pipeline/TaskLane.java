@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * One task's way into the executor-wide {@link StagePipeline}. The task {@link #submit submits}
@@ -25,22 +26,23 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     implements AutoCloseable {
   private final StagePipeline pipeline;
   private final String taskName;
-  private final BatchStages<H, ?, ?, R> stages;
+  private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
-  private final Deque<Batch> pending = new ArrayDeque<>();
+  private final Deque<Batch<R>> pending = new ArrayDeque<>();
   private final AtomicLong submitted = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicLongArray busyNanos =
       new java.util.concurrent.atomic.AtomicLongArray(Stage.values().length);
   private volatile boolean closed;
   private volatile Throwable failure;
 
-  TaskLane(StagePipeline pipeline, String taskName, BatchStages<H, ?, ?, R> stages, int maxAhead) {
+  <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
+      StagePipeline pipeline, String taskName, BatchStages<H, D, O, R> stages, int maxAhead) {
     if (maxAhead < 1) {
       throw new IllegalArgumentException("maxAhead must be at least 1: " + maxAhead);
     }
     this.pipeline = pipeline;
     this.taskName = taskName;
-    this.stages = stages;
+    this.flows = host -> new BatchFlow<>(stages, host);
     this.maxAhead = maxAhead;
   }
 
@@ -74,7 +76,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       Batch.closeQuietly(host);
       throw e;
     }
-    Batch b = new Batch(this, submitted.getAndIncrement(), deviceBytes, host);
+    Batch<R> b = new Batch<>(this, submitted.getAndIncrement(), deviceBytes, flows.apply(host));
     synchronized (this) {
       pending.add(b);
     }
@@ -87,16 +89,15 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * @throws java.util.NoSuchElementException when nothing is pending
    * @throws PipelineTaskException when that batch failed in a stage
    */
-  @SuppressWarnings("unchecked")
   public R next() throws InterruptedException {
-    Batch head;
+    Batch<R> head;
     synchronized (this) {
       if (pending.isEmpty()) {
         throw new java.util.NoSuchElementException(taskName + ": no batch pending");
       }
       head = pending.peek();
     }
-    Object value;
+    R value;
     try {
       value = head.result().get();
     } catch (ExecutionException e) {
@@ -111,13 +112,13 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     synchronized (this) {
       pending.poll();
     }
-    return (R) value;
+    return value;
   }
 
   /** Drops every batch still in the pipeline and closes every result not yet taken. Idempotent. */
   @Override
   public void close() {
-    Deque<Batch> drop;
+    Deque<Batch<R>> drop;
     synchronized (this) {
       if (closed) {
         return;
@@ -126,10 +127,10 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       drop = new ArrayDeque<>(pending);
       pending.clear();
     }
-    for (Batch b : drop) {
+    for (Batch<R> b : drop) {
       // Results delivered before `closed` was set are closed here; later ones by accept().
       if (b.result().isDone() && !b.result().isCompletedExceptionally()) {
-        Batch.closeQuietly((AutoCloseable) b.result().join());
+        Batch.closeQuietly(b.result().join());
       }
     }
   }
@@ -157,22 +158,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return !closed && failure == null;
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  AutoCloseable run(Stage stage, AutoCloseable in) throws Exception {
-    BatchStages s = stages;
-    switch (stage) {
-      case UPLOAD:
-        return s.upload(in);
-      case COMPUTE:
-        return s.compute(in);
-      case DOWNLOAD:
-        return s.download(in);
-      default:
-        throw new IllegalArgumentException(stage.name());
-    }
-  }
-
-  void failed(Batch b, Stage stage, Throwable t) {
+  void failed(Batch<?> b, Stage stage, Throwable t) {
     synchronized (this) {
       if (failure == null) {
         failure =
@@ -192,7 +178,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   /**
    * @return false when the lane is closed and the caller must close {@code result} itself
    */
-  synchronized boolean accept(Batch b, AutoCloseable result) {
+  synchronized boolean accept(Batch<R> b, R result) {
     if (closed) {
       return false;
     }

@@ -2,7 +2,7 @@ package dev.overlap.executor.spark;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.OverlapConf;
-import dev.overlap.executor.cudf.GpuRuntime;
+import dev.overlap.executor.device.GpuRuntime;
 import java.util.Optional;
 
 /**

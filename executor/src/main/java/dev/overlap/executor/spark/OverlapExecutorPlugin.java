@@ -5,7 +5,7 @@ import com.codahale.metrics.MetricRegistry;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
-import dev.overlap.executor.cudf.GpuRuntime;
+import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.pipeline.Stage;
 import java.util.Map;
 import java.util.Optional;

@@ -103,6 +103,8 @@ class GpuPartitionsGpuTest {
 
   /** Declares bigint but returns int: the task fails naming the column; the executor carries on. */
   static final class WrongTypeKernel implements GpuKernel {
+    private static final long serialVersionUID = 1L;
+
     @Override
     public StructType outputSchema(StructType input) {
       return new StructType().add("n", DataTypes.LongType);

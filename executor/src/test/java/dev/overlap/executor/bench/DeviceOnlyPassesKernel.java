@@ -13,6 +13,8 @@ import org.apache.spark.sql.types.StructType;
  * pipeline's large ones on the copy engine.
  */
 final class DeviceOnlyPassesKernel implements GpuKernel, AutoCloseable {
+  private static final long serialVersionUID = 1L;
+
   private final int passes;
   private final transient Scalar three;
   private final transient Scalar one;
@@ -49,6 +51,7 @@ final class DeviceOnlyPassesKernel implements GpuKernel, AutoCloseable {
   }
 
   @Override
+  @SuppressWarnings("try") // the resources are only there to be closed
   public void close() {
     try (Scalar a = three;
         Scalar b = one;

@@ -21,6 +21,8 @@ import org.apache.spark.sql.types.StructType;
  * to the copies.
  */
 final class HashRoundsKernel implements GpuKernel {
+  private static final long serialVersionUID = 1L;
+
   private final double rounds;
 
   HashRoundsKernel(double rounds) {

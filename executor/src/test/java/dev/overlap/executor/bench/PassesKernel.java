@@ -19,6 +19,8 @@ import org.apache.spark.sql.types.StructType;
  * aggregate: the sum of the result and the row count. Zero passes is copy-bound.
  */
 public final class PassesKernel implements GpuKernel {
+  private static final long serialVersionUID = 1L;
+
   private final int passes;
   private final int column;
 

@@ -1,14 +1,18 @@
 package dev.overlap.executor.spark;
 
 import ai.rapids.cudf.HostMemoryBuffer;
-import dev.overlap.executor.cudf.BatchLayout;
-import dev.overlap.executor.cudf.ColumnType;
-import dev.overlap.executor.cudf.HostBatch;
-import dev.overlap.executor.cudf.HostBatchWriter;
+import dev.overlap.executor.pack.BatchLayout;
+import dev.overlap.executor.pack.BatchSource;
+import dev.overlap.executor.pack.ColumnType;
+import dev.overlap.executor.pack.ColumnarSource;
+import dev.overlap.executor.pack.HostBatch;
+import dev.overlap.executor.pack.HostBatchWriter;
+import dev.overlap.executor.pack.RowSource;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -57,7 +61,7 @@ public final class PackingBenchmark {
     }
     StructType schema = df.schema();
     SparkPlan plan = df.queryExecution().executedPlan();
-    SparkPlan scan = PartitionRunner.columnarChild(plan);
+    SparkPlan scan = ColumnarPlans.columnarChild(plan);
     if (scan == null) {
       throw new IllegalArgumentException("not a columnar scan:\n" + plan);
     }
@@ -89,15 +93,14 @@ public final class PackingBenchmark {
             df.queryExecution()
                 .toRdd()
                 .toJavaRDD()
-                .mapPartitions(
-                    it -> pack(new PartitionRunner.RowSource(it), schema, types, bufferBytes))
+                .mapPartitions(it -> pack(w -> new RowSource(it, w), schema, types, bufferBytes))
                 .fold(0L, Long::sum);
       } else {
         JavaRDD<ColumnarBatch> again = scan.executeColumnar().toJavaRDD();
         packed =
             again
                 .mapPartitions(
-                    it -> pack(new PartitionRunner.ColumnarSource(it), schema, types, bufferBytes))
+                    it -> pack(w -> new ColumnarSource(it, w), schema, types, bufferBytes))
                 .fold(0L, Long::sum);
       }
       double p = (System.nanoTime() - s) / 1e9;
@@ -148,26 +151,23 @@ public final class PackingBenchmark {
 
   /**
    * Packs a partition into its thread's staging buffer with the task's own loop ({@link
-   * PartitionRunner.BatchSource#fill}, as the GPU path runs it); returns the rows.
+   * BatchSource#fill}, as the GPU path runs it); returns the rows.
    */
   private static Iterator<Long> pack(
-      PartitionRunner.BatchSource source, StructType schema, ColumnType[] types, long bufferBytes) {
+      Function<HostBatchWriter, BatchSource<HostMemoryBuffer, HostBatch>> input,
+      StructType schema,
+      ColumnType[] types,
+      long bufferBytes) {
     BatchLayout layout = new BatchLayout(types, bufferBytes, Integer.MAX_VALUE - 1, 32);
-    HostBatchWriter writer = new HostBatchWriter(schema, layout);
+    BatchSource<HostMemoryBuffer, HostBatch> source =
+        input.apply(new HostBatchWriter(schema, layout));
     HostMemoryBuffer buf = staging(bufferBytes);
     long rows = 0;
-    boolean more = true;
-    while (more) {
-      writer.begin(buf, () -> {});
-      more = source.fill(writer);
-      rows += finish(writer);
-    }
+    do {
+      try (HostBatch h = source.fill(buf, () -> {})) {
+        rows += h.rows();
+      }
+    } while (source.more());
     return List.of(rows).iterator();
-  }
-
-  private static long finish(HostBatchWriter writer) {
-    try (HostBatch h = writer.finish()) {
-      return h.rows();
-    }
   }
 }

@@ -19,6 +19,8 @@ import org.apache.spark.sql.types.StructType;
  * type) plus a few computed columns. The same columns in Spark SQL are {@link #SQL}.
  */
 public final class AllTypesKernel implements GpuKernel {
+  private static final long serialVersionUID = 1L;
+
   /** The computation, as Spark SQL over the input, for comparison. */
   public static final String[] SQL = {
     "*",

@@ -6,6 +6,8 @@ import org.apache.spark.sql.types.StructType;
 
 /** A GPU-only kernel: passes its input through and has no CPU implementation. */
 public final class NoCpuKernel implements GpuKernel {
+  private static final long serialVersionUID = 1L;
+
   @Override
   public StructType outputSchema(StructType input) {
     return input;

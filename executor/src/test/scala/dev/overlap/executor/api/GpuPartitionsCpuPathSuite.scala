@@ -5,8 +5,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import dev.overlap.executor.config.OverlapConfigException
-import dev.overlap.executor.pipeline.Stage
-import dev.overlap.executor.spark.PartitionRunner
+import dev.overlap.executor.spark.{ColumnarPlans, JobReport}
 import dev.overlap.executor.testing.{AllTypesKernel, NoCpuKernel, TestData}
 import org.apache.logging.log4j.{Level, LogManager}
 import org.apache.logging.log4j.core.{LogEvent, LoggerContext}
@@ -62,7 +61,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     TestData.frame(spark, 5000, 3).write.parquet(dir)
     val df = spark.read.parquet(dir)
     val plan = df.asInstanceOf[org.apache.spark.sql.classic.Dataset[_]].queryExecution.executedPlan
-    assert(PartitionRunner.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
+    assert(ColumnarPlans.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
     val out = GpuPartitions.map(df, new AllTypesKernel)
     val expected = df.selectExpr(AllTypesKernel.SQL: _*)
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
@@ -100,18 +99,19 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     val report = PipelineReport.create(spark)
     val secs = (s: Double) => java.lang.Long.valueOf((s * 1e9).toLong)
     val busy = Map(
-      Stage.PACK -> secs(8),
-      Stage.UPLOAD -> secs(1),
-      Stage.COMPUTE -> secs(3),
-      Stage.DOWNLOAD -> secs(0.5)
+      PipelineStage.PACK -> secs(8),
+      PipelineStage.UPLOAD -> secs(1),
+      PipelineStage.COMPUTE -> secs(3),
+      PipelineStage.DOWNLOAD -> secs(0.5)
     ).asJava
-    report.addTask(true, 10, 10, 2, 100, busy, (4 * 1e9).toLong, (2 * 1e9).toLong)
+    report.asInstanceOf[JobReport].addGpuTask(
+      new JobReport.GpuTask(10, 10, 2, 100, busy, (4 * 1e9).toLong, (2 * 1e9).toLong))
     val wall = (4 * 1e9).toLong
     // Packing ran on 4 threads: 2 s each, less than compute's 3 s.
-    assert(report.bottleneck(4) == Stage.COMPUTE)
+    assert(report.bottleneck(4) == PipelineStage.COMPUTE)
     assert(math.abs(report.efficiency(wall, 4) - 0.75) < 1e-9)
     // On one thread packing is the busiest, 8 s of a 4 s wall.
-    assert(report.bottleneck(1) == Stage.PACK)
+    assert(report.bottleneck(1) == PipelineStage.PACK)
     assert(math.abs(report.efficiency(wall, 1) - 2.0) < 1e-9)
     val summary = report.stageSummary(wall, 4)
     assert(summary.contains("bottleneck: compute"), summary)

@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 /**
  * Where each column's buffers sit inside one staging buffer, for a batch of up to {@link
@@ -92,7 +92,7 @@ public final class BatchLayout {
     return align(validityBytes(rows));
   }
 
-  static long align(long v) {
+  public static long align(long v) {
     return (v + ALIGN - 1) / ALIGN * ALIGN;
   }
 }

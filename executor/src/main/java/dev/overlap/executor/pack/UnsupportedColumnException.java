@@ -1,7 +1,9 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 /** A column whose type the GPU path cannot carry; raised before any work starts. */
 public final class UnsupportedColumnException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
   public UnsupportedColumnException(String message) {
     super(message);
   }

@@ -1,8 +1,9 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.pipeline.PackedBatch;
 import java.util.Optional;
 
 /**
@@ -13,7 +14,7 @@ import java.util.Optional;
  * back to whoever lent it (the executor's staging pool). The pipeline closes a batch once its
  * upload has completed.
  */
-public final class HostBatch implements AutoCloseable {
+public final class HostBatch implements PackedBatch {
   private final BatchLayout layout;
   private final DType[] dtypes;
   private final HostMemoryBuffer staging;
@@ -40,6 +41,7 @@ public final class HostBatch implements AutoCloseable {
     this.stringBytes = stringBytes;
   }
 
+  @Override
   public int rows() {
     return rows;
   }
@@ -52,44 +54,45 @@ public final class HostBatch implements AutoCloseable {
     return nullCounts[column];
   }
 
-  DType dtype(int column) {
+  public DType dtype(int column) {
     return dtypes[column];
   }
 
-  HostMemoryBuffer staging() {
+  public HostMemoryBuffer staging() {
     return staging;
   }
 
   /** Offset in the staging buffer and length of the used part of a column's validity mask. */
-  long validityOffset(int c) {
+  public long validityOffset(int c) {
     return layout.validityOffset[c];
   }
 
-  long validityLength() {
+  public long validityLength() {
     return BatchLayout.validityBytes(rows);
   }
 
-  long dataOffset(int c) {
+  public long dataOffset(int c) {
     return layout.dataOffset[c];
   }
 
-  long dataLength(int c) {
+  public long dataLength(int c) {
     return layout.type(c).isString() ? stringBytes[c] : (long) rows * layout.type(c).width();
   }
 
-  long offsetsOffset(int c) {
+  public long offsetsOffset(int c) {
     return layout.offsetsOffset[c];
   }
 
-  long offsetsLength(int c) {
+  public long offsetsLength(int c) {
     return layout.type(c).isString() ? 4L * (rows + 1) : 0;
   }
 
-  boolean isString(int c) {
+  public boolean isString(int c) {
     return layout.type(c).isString();
   }
 
   /** Bytes this batch occupies on the device once uploaded: the used regions, each aligned. */
+  @Override
   public long deviceBytes() {
     long total = 0;
     for (int c = 0; c < columns(); c++) {
@@ -103,6 +106,7 @@ public final class HostBatch implements AutoCloseable {
   }
 
   /** Bytes copied to the device for this batch. */
+  @Override
   public long copyBytes() {
     long total = 0;
     for (int c = 0; c < columns(); c++) {

@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.device;
 
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.CudaMemInfo;

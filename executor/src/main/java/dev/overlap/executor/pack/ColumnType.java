@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 import ai.rapids.cudf.DType;
 import java.util.ArrayList;

@@ -1,7 +1,8 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.device;
 
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.pack.HostBatch;
 
 /**
  * A batch on its way to or on the device: the columns (whose memory the copy stream may still be

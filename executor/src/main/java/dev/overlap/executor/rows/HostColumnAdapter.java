@@ -1,6 +1,7 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.rows;
 
 import ai.rapids.cudf.HostColumnVector;
+import dev.overlap.executor.pack.ColumnType;
 import java.math.BigInteger;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.Decimal;

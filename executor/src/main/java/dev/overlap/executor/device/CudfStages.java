@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.device;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
@@ -9,8 +9,11 @@ import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.pack.BatchLayout;
+import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.rows.HostTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.rows.HostTable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -1,10 +1,8 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.pack;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostMemoryBuffer;
-import java.math.BigInteger;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -35,21 +33,14 @@ public final class HostBatchWriter {
   private int rows;
   private long[] nullCounts;
   private long[] stringBytes;
-  // Per string column: the values fitStrings read, for copyStrings to write without reading again.
-  private final UTF8String[][] fitted;
-  // Per string column: values decoded from a dictionary in this call, by id (see decoded()).
-  private final UTF8String[][] dictValues;
-  private final int[][] dictStamps;
-  private int generation;
+  private final FittedStrings fitted;
 
   public HostBatchWriter(StructType schema, BatchLayout layout) {
     this.schema = schema;
     this.layout = layout;
     int n = layout.columns();
     dtypes = new DType[n];
-    fitted = new UTF8String[n][];
-    dictValues = new UTF8String[n][];
-    dictStamps = new int[n][];
+    fitted = new FittedStrings(n);
     precision = new int[n];
     scale = new int[n];
     for (int c = 0; c < n; c++) {
@@ -168,46 +159,10 @@ public final class HostBatchWriter {
       }
       return;
     }
-    switch (t) {
-      case BOOLEAN:
-        Platform.putByte(null, dst, row.getBoolean(c) ? (byte) 1 : (byte) 0);
-        break;
-      case BYTE:
-        Platform.putByte(null, dst, row.getByte(c));
-        break;
-      case SHORT:
-        Platform.putShort(null, dst, row.getShort(c));
-        break;
-      case INT:
-      case DATE:
-        Platform.putInt(null, dst, row.getInt(c));
-        break;
-      case LONG:
-      case TIMESTAMP:
-        Platform.putLong(null, dst, row.getLong(c));
-        break;
-      case FLOAT:
-        Platform.putFloat(null, dst, row.getFloat(c));
-        break;
-      case DOUBLE:
-        Platform.putDouble(null, dst, row.getDouble(c));
-        break;
-      case DECIMAL32:
-        Platform.putInt(
-            null, dst, (int) row.getDecimal(c, precision[c], scale[c]).toUnscaledLong());
-        break;
-      case DECIMAL64:
-        Platform.putLong(null, dst, row.getDecimal(c, precision[c], scale[c]).toUnscaledLong());
-        break;
-      case DECIMAL128:
-        putInt128(
-            dst, row.getDecimal(c, precision[c], scale[c]).toJavaBigDecimal().unscaledValue());
-        break;
-      case STRING:
-        putString(c, at, row.getUTF8String(c));
-        break;
-      default:
-        throw new AssertionError(t);
+    if (t.isString()) {
+      putString(c, at, row.getUTF8String(c));
+    } else {
+      FixedWidth.put(t, row, c, precision[c], scale[c], dst);
     }
   }
 
@@ -242,77 +197,23 @@ public final class HostBatchWriter {
   }
 
   /**
-   * Reads up to {@code take} values of string column {@code c} into {@link #fitted} (null for a
-   * null), stopping at the first that does not fit the column's share of the buffer.
+   * Reads up to {@code take} values of string column {@code c} into {@link #fitted}, stopping at
+   * the first that does not fit the column's share of the buffer.
    *
    * @return how many fit
    */
   private int fitStrings(int c, ColumnVector v, int start, int take) {
-    if (fitted[c] == null || fitted[c].length < take) {
-      fitted[c] = new UTF8String[Math.max(take, 1024)];
+    int fit = fitted.fit(c, v, start, take, layout.dataCapacity[c] - stringBytes[c]);
+    if (fit == 0 && rows == 0 && fitted.refusedBytes() >= 0) {
+      throw tooLarge(c, fitted.refusedBytes());
     }
-    UTF8String[] vals = fitted[c];
-    // A dictionary-encoded vector copies a value's bytes out of the dictionary on every read:
-    // decode each id once per call (the dictionary may change with the next batch).
-    WritableColumnVector ids =
-        v instanceof WritableColumnVector w && w.hasDictionary() ? w.getDictionaryIds() : null;
-    if (++generation == 0) { // wrapped: no stamp may look current
-      generation = 1;
-      for (int[] stamps : dictStamps) {
-        if (stamps != null) {
-          java.util.Arrays.fill(stamps, 0);
-        }
-      }
-    }
-    long room = layout.dataCapacity[c] - stringBytes[c];
-    for (int i = 0; i < take; i++) {
-      if (v.isNullAt(start + i)) {
-        vals[i] = null;
-        continue;
-      }
-      UTF8String s =
-          ids == null
-              ? v.getUTF8String(start + i)
-              : decoded(c, v, ids.getDictId(start + i), i + start);
-      int len = s.numBytes();
-      room -= len;
-      if (room < 0) {
-        if (rows == 0 && i == 0) {
-          throw tooLarge(c, len);
-        }
-        return i;
-      }
-      vals[i] = s;
-    }
-    return take;
-  }
-
-  /** Dictionary ids below this are decoded once per call; larger ones on every read. */
-  private static final int DICTIONARY_CACHE_IDS = 1 << 16;
-
-  private UTF8String decoded(int c, ColumnVector v, int id, int row) {
-    if (id < 0 || id >= DICTIONARY_CACHE_IDS) {
-      return v.getUTF8String(row);
-    }
-    if (dictValues[c] == null || dictValues[c].length <= id) {
-      // Grown arrays start empty: values of this call decoded so far are decoded again.
-      int size = Math.min(DICTIONARY_CACHE_IDS, Math.max(64, 2 * (id + 1)));
-      dictValues[c] = new UTF8String[size];
-      dictStamps[c] = new int[size];
-    }
-    if (dictStamps[c][id] != generation) {
-      dictValues[c][id] = v.getUTF8String(row);
-      dictStamps[c][id] = generation;
-    }
-    return dictValues[c][id];
+    return fit;
   }
 
   /** Writes the first {@code take} values {@link #fitStrings} read for column {@code c}. */
   private void copyStrings(int c, int take) {
-    UTF8String[] vals = fitted[c];
     for (int i = 0; i < take; i++) {
-      UTF8String s = vals[i];
-      vals[i] = null; // the values may point into the source batch, which the reader reuses
+      UTF8String s = fitted.take(c, i);
       if (s == null) {
         setNull(c, rows + i);
         Platform.putInt(null, offsetAddress(c, rows + i + 1), (int) stringBytes[c]);
@@ -325,62 +226,22 @@ public final class HostBatchWriter {
   /**
    * Copies a fixed-width column range with one array copy, and its nulls.
    *
-   * @return false when the column must go value by value instead (strings, decimals outside Spark's
-   *     own vectors, 128-bit decimals, dictionary-encoded vectors with nulls)
+   * @return false when the column must go value by value instead (see {@link BulkCopy#accepts})
    */
   private boolean copyBulk(int c, ColumnVector v, int start, int n) {
     ColumnType t = layout.type(c);
-    boolean nulls = v.hasNull();
-    // A dictionary-encoded vector decodes each value, and a null's dictionary id may be garbage.
-    if (t.isString()
-        || t == ColumnType.DECIMAL128
-        || (isDecimal(t) && !(v instanceof WritableColumnVector))
-        || (nulls && v instanceof WritableColumnVector w && w.hasDictionary())) {
+    if (!FixedWidth.accepts(t, v)) {
       return false;
     }
-    if (nulls) {
+    if (v.hasNull()) {
       for (int i = 0; i < n; i++) {
         if (v.isNullAt(start + i)) {
           setNull(c, rows + i);
         }
       }
     }
-    long dst = base + layout.dataOffset[c] + (long) rows * t.width();
-    switch (t) {
-      case BOOLEAN:
-        Platform.copyMemory(v.getBooleans(start, n), Platform.BOOLEAN_ARRAY_OFFSET, null, dst, n);
-        break;
-      case BYTE:
-        Platform.copyMemory(v.getBytes(start, n), Platform.BYTE_ARRAY_OFFSET, null, dst, n);
-        break;
-      case SHORT:
-        Platform.copyMemory(v.getShorts(start, n), Platform.SHORT_ARRAY_OFFSET, null, dst, 2L * n);
-        break;
-      case INT:
-      case DATE:
-      case DECIMAL32: // Spark's vectors keep decimals of precision <= 9 as ints
-        Platform.copyMemory(v.getInts(start, n), Platform.INT_ARRAY_OFFSET, null, dst, 4L * n);
-        break;
-      case LONG:
-      case TIMESTAMP:
-      case DECIMAL64: // and those of precision <= 18 as longs
-        Platform.copyMemory(v.getLongs(start, n), Platform.LONG_ARRAY_OFFSET, null, dst, 8L * n);
-        break;
-      case FLOAT:
-        Platform.copyMemory(v.getFloats(start, n), Platform.FLOAT_ARRAY_OFFSET, null, dst, 4L * n);
-        break;
-      case DOUBLE:
-        Platform.copyMemory(
-            v.getDoubles(start, n), Platform.DOUBLE_ARRAY_OFFSET, null, dst, 8L * n);
-        break;
-      default:
-        throw new AssertionError(t);
-    }
+    FixedWidth.copy(t, v, start, n, base + layout.dataOffset[c] + (long) rows * t.width());
     return true;
-  }
-
-  private static boolean isDecimal(ColumnType t) {
-    return t == ColumnType.DECIMAL32 || t == ColumnType.DECIMAL64 || t == ColumnType.DECIMAL128;
   }
 
   // ---- shared ----------------------------------------------------------------------------------
@@ -402,12 +263,6 @@ public final class HostBatchWriter {
     Platform.copyMemory(s.getBaseObject(), s.getBaseOffset(), null, dst, len);
     stringBytes[c] += len;
     Platform.putInt(null, offsetAddress(c, row + 1), (int) stringBytes[c]);
-  }
-
-  /** Two's complement, little-endian, 16 bytes: cuDF's DECIMAL128 layout. */
-  private static void putInt128(long dst, BigInteger v) {
-    Platform.putLong(null, dst, v.longValue());
-    Platform.putLong(null, dst + 8, v.shiftRight(64).longValue());
   }
 
   private IllegalArgumentException tooLarge(int c, long len) {

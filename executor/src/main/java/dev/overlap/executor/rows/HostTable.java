@@ -1,8 +1,10 @@
-package dev.overlap.executor.cudf;
+package dev.overlap.executor.rows;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
+import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.pipeline.ResultBatch;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -15,7 +17,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * {@link #close} frees them. Rows from {@link #rows} read the columns in place and are reused
  * between calls to {@code next()} (Spark's usual contract): copy a row to keep it past the table.
  */
-public final class HostTable implements AutoCloseable {
+public final class HostTable implements ResultBatch<InternalRow> {
   private final StructType schema;
   private final HostColumnVector[] columns;
   private final int rows;
@@ -85,6 +87,7 @@ public final class HostTable implements AutoCloseable {
   }
 
   /** The rows, read in place; valid until this table is closed. */
+  @Override
   public Iterator<InternalRow> rows() {
     ColumnVector[] vectors = new ColumnVector[columns.length];
     for (int c = 0; c < columns.length; c++) {

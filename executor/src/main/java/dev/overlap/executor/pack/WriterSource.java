@@ -1,0 +1,33 @@
+package dev.overlap.executor.pack;
+
+import ai.rapids.cudf.HostMemoryBuffer;
+
+/** A source that packs Spark input into cuDF's column layout through a {@link HostBatchWriter}. */
+abstract class WriterSource implements BatchSource<HostMemoryBuffer, HostBatch> {
+  private final HostBatchWriter writer;
+  private boolean more = true;
+
+  WriterSource(HostBatchWriter writer) {
+    this.writer = writer;
+  }
+
+  /** Appends input to the writer's open batch; returns whether more input remains. */
+  abstract boolean fill(HostBatchWriter writer);
+
+  @Override
+  public final HostBatch fill(HostMemoryBuffer staging, Runnable release) {
+    writer.begin(staging, release);
+    try {
+      more = fill(writer);
+    } catch (RuntimeException | Error e) {
+      writer.abort();
+      throw e;
+    }
+    return writer.finish();
+  }
+
+  @Override
+  public final boolean more() {
+    return more;
+  }
+}

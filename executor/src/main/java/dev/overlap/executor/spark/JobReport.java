@@ -1,0 +1,136 @@
+package dev.overlap.executor.spark;
+
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.PipelineStage;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.LongAccumulator;
+
+/**
+ * The {@link PipelineReport} behind the public view: Spark accumulators registered on the driver,
+ * written by the job's tasks on the executors.
+ */
+public final class JobReport implements PipelineReport {
+  private static final long serialVersionUID = 1L;
+
+  private final LongAccumulator rowsIn;
+  private final LongAccumulator rowsOut;
+  private final LongAccumulator batches;
+  private final LongAccumulator bytesCopied;
+  private final LongAccumulator gpuTasks;
+  private final LongAccumulator cpuTasks;
+  private final LongAccumulator stagingWait;
+  private final LongAccumulator resultWait;
+  private final LongAccumulator cpuKernel;
+  private final Map<PipelineStage, LongAccumulator> busy = new EnumMap<>(PipelineStage.class);
+
+  /** Registers a fresh set of accumulators on the session's context. */
+  public JobReport(SparkSession spark) {
+    var sc = spark.sparkContext();
+    rowsIn = sc.longAccumulator("overlap.rowsIn");
+    rowsOut = sc.longAccumulator("overlap.rowsOut");
+    batches = sc.longAccumulator("overlap.batches");
+    bytesCopied = sc.longAccumulator("overlap.bytesCopied");
+    gpuTasks = sc.longAccumulator("overlap.gpuTasks");
+    cpuTasks = sc.longAccumulator("overlap.cpuTasks");
+    stagingWait = sc.longAccumulator("overlap.waitNanos.staging");
+    resultWait = sc.longAccumulator("overlap.waitNanos.results");
+    cpuKernel = sc.longAccumulator("overlap.busyNanos.cpuKernel");
+    for (PipelineStage s : PipelineStage.values()) {
+      busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
+    }
+  }
+
+  /**
+   * One task's figures on the GPU path.
+   *
+   * @param busyNanos busy nanoseconds per stage spent on this task's batches
+   * @param stagingWaitNanos time the task's thread waited for a free pinned staging buffer
+   * @param resultWaitNanos time the task's thread waited for a result from the GPU
+   */
+  public record GpuTask(
+      long rowsIn,
+      long rowsOut,
+      long batches,
+      long bytes,
+      Map<PipelineStage, Long> busyNanos,
+      long stagingWaitNanos,
+      long resultWaitNanos) {}
+
+  /** Adds one task that ran on the GPU; called on the executor. */
+  public void addGpuTask(GpuTask t) {
+    gpuTasks.add(1);
+    stagingWait.add(t.stagingWaitNanos());
+    resultWait.add(t.resultWaitNanos());
+    rowsIn.add(t.rowsIn());
+    rowsOut.add(t.rowsOut());
+    batches.add(t.batches());
+    bytesCopied.add(t.bytes());
+    t.busyNanos().forEach((s, n) -> busy.get(s).add(n));
+  }
+
+  /**
+   * Adds one task that ran the kernel's CPU implementation; called on the executor.
+   *
+   * @param kernelNanos time the task's thread spent in the CPU kernel, reading the rows it pulls
+   *     from its input included
+   */
+  public void addCpuTask(long in, long out, long kernelNanos) {
+    cpuTasks.add(1);
+    rowsIn.add(in);
+    rowsOut.add(out);
+    cpuKernel.add(kernelNanos);
+  }
+
+  @Override
+  public long rowsIn() {
+    return rowsIn.value();
+  }
+
+  @Override
+  public long rowsOut() {
+    return rowsOut.value();
+  }
+
+  @Override
+  public long batches() {
+    return batches.value();
+  }
+
+  @Override
+  public long bytesCopied() {
+    return bytesCopied.value();
+  }
+
+  @Override
+  public long gpuTasks() {
+    return gpuTasks.value();
+  }
+
+  @Override
+  public long cpuTasks() {
+    return cpuTasks.value();
+  }
+
+  @Override
+  public long cpuKernelNanos() {
+    return cpuKernel.value();
+  }
+
+  @Override
+  public long busyNanos(PipelineStage s) {
+    return busy.get(s).value();
+  }
+
+  @Override
+  public long stagingWaitNanos() {
+    return stagingWait.value();
+  }
+
+  @Override
+  public long resultWaitNanos() {
+    return resultWait.value();
+  }
+}

@@ -1,0 +1,96 @@
+package dev.overlap.executor.spark;
+
+import dev.overlap.executor.api.Engine;
+import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.api.PipelineTotals;
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.pack.ColumnType;
+import dev.overlap.executor.pipeline.PipelineMetrics;
+import dev.overlap.executor.pipeline.Stage;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/** The implementation behind the public API, found by {@link Engine#get()}. */
+public final class SparkEngine implements Engine {
+
+  @Override
+  public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
+    JobReport writer = null;
+    if (report != null) {
+      if (!(report instanceof JobReport r)) {
+        throw new IllegalArgumentException(
+            "a report must come from PipelineReport.create, not " + report.getClass().getName());
+      }
+      writer = r;
+    }
+    StructType in = input.schema();
+    ColumnType.forSchema(in, "input of " + kernel.name());
+    StructType out = kernel.outputSchema(in);
+    ColumnType.forSchema(out, "output schema of " + kernel.name());
+
+    org.apache.spark.sql.classic.Dataset<Row> ds =
+        (org.apache.spark.sql.classic.Dataset<Row>) input;
+    // A key the job set on the session with a typo fails here as it would at start.
+    OverlapConf.checkKnownKeys(
+        scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
+    // Keys that are not startup-only are taken from the session, so a job can set them.
+    PartitionRunner runner =
+        new PartitionRunner(
+            kernel,
+            in,
+            out,
+            writer,
+            OverlapConf.jobSettings(
+                k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
+    SparkPlan plan = ds.queryExecution().executedPlan();
+    SparkPlan columnar = ColumnarPlans.columnarChild(plan);
+    RDD<InternalRow> result;
+    if (columnar != null) {
+      RDD<ColumnarBatch> batches = columnar.executeColumnar();
+      result = batches.toJavaRDD().mapPartitions(runner::runColumnar).rdd();
+    } else {
+      result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
+    }
+    return ds.sparkSession().internalCreateDataFrame(result, out, false);
+  }
+
+  @Override
+  public GpuStatus status() {
+    return ExecutorState.status();
+  }
+
+  @Override
+  public PipelineReport newReport(SparkSession spark) {
+    return new JobReport(spark);
+  }
+
+  @Override
+  public Optional<PipelineTotals> pipelineTotals() {
+    return ExecutorState.runtime().map(r -> totals(r.pipeline().metrics().snapshot()));
+  }
+
+  /** The public stage a pipeline stage is reported as. */
+  static PipelineStage publicStage(Stage s) {
+    return PipelineStage.valueOf(s.name());
+  }
+
+  static PipelineTotals totals(PipelineMetrics.Snapshot s) {
+    Map<PipelineStage, Long> busy = new EnumMap<>(PipelineStage.class);
+    for (Stage stage : Stage.values()) {
+      busy.put(publicStage(stage), s.busy(stage));
+    }
+    return new PipelineTotals(busy, s.batches(), s.bytes(), s.overlapNanos());
+  }
+}

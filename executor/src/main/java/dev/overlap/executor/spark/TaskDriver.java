@@ -1,0 +1,184 @@
+package dev.overlap.executor.spark;
+
+import dev.overlap.executor.pack.BatchSource;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.BoundedPool;
+import dev.overlap.executor.pipeline.PackedBatch;
+import dev.overlap.executor.pipeline.ResultBatch;
+import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.StagePipeline;
+import dev.overlap.executor.pipeline.TaskLane;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.Consumer;
+
+/**
+ * One task's GPU path: fills batches from its source into staging buffers on the task's thread,
+ * submits them to the executor pipeline, keeping up to {@code maxAhead} in flight, and hands back
+ * the result rows in order. Knows neither Spark nor CUDA: the pipeline, the staging pool, the
+ * stages and the source come from the caller.
+ *
+ * <p>Ownership: a staging buffer belongs to the batch filled into it, which gives it back to the
+ * pool (see {@link BatchSource#fill}); a submitted batch belongs to the lane; a result belongs to
+ * this driver until its rows are consumed, then it is closed. {@link #finish} (on the end of the
+ * input, a failure, or the task's end) closes the lane and the current result and reports the
+ * task's figures once.
+ *
+ * @param <S> a staging buffer
+ * @param <H> a filled batch
+ * @param <R> a batch's result on the host
+ * @param <T> a result row
+ */
+public final class TaskDriver<
+        S extends AutoCloseable, H extends PackedBatch, R extends ResultBatch<T>, T>
+    implements Iterator<T> {
+
+  /**
+   * What the task did, reported once when it ends.
+   *
+   * @param packNanos time the task's thread spent filling batches
+   * @param busyNanos time the pipeline's threads spent on this task's batches, per stage
+   * @param stagingWaitNanos time the task's thread waited for a free staging buffer
+   * @param resultWaitNanos time the task's thread waited for a result
+   */
+  public record Figures(
+      long rowsIn,
+      long rowsOut,
+      long batches,
+      long bytes,
+      long packNanos,
+      Map<Stage, Long> busyNanos,
+      long stagingWaitNanos,
+      long resultWaitNanos) {}
+
+  private final StagePipeline pipeline;
+  private final BoundedPool<S> staging;
+  private final BatchSource<S, H> source;
+  private final TaskLane<H, R> lane;
+  private final Consumer<Figures> onFinish;
+  private boolean more = true;
+  private R current;
+  private Iterator<T> rows = Collections.emptyIterator();
+  private long rowsOut;
+  private long batches;
+  private long bytes;
+  private long packNanos;
+  private long stagingWait;
+  private long resultWait;
+  private boolean finished;
+
+  /**
+   * Opens the task's lane on {@code pipeline}.
+   *
+   * @param onFinish receives the task's figures when it ends; may be null
+   */
+  public TaskDriver(
+      StagePipeline pipeline,
+      BoundedPool<S> staging,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<S, H> source,
+      String taskName,
+      int maxAhead,
+      Consumer<Figures> onFinish) {
+    this.pipeline = pipeline;
+    this.staging = staging;
+    this.source = source;
+    this.onFinish = onFinish;
+    this.lane = pipeline.openLane(taskName, stages, maxAhead);
+  }
+
+  @Override
+  public boolean hasNext() {
+    try {
+      while (!rows.hasNext()) {
+        if (current != null) {
+          current.close();
+          current = null;
+        }
+        fill();
+        if (lane.pending() == 0) {
+          finish();
+          return false;
+        }
+        long waitFrom = System.nanoTime();
+        current = lane.next();
+        resultWait += System.nanoTime() - waitFrom;
+        batches++;
+        rows = current.rows();
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      finish();
+      throw new IllegalStateException("interrupted while waiting for the GPU pipeline", e);
+    } catch (RuntimeException | Error e) {
+      finish();
+      throw e;
+    }
+  }
+
+  @Override
+  public T next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    rowsOut++;
+    return rows.next();
+  }
+
+  /** Fills and submits batches until the lane is full or the input is done. */
+  private void fill() throws InterruptedException {
+    while (more && !lane.full()) {
+      long waitFrom = System.nanoTime();
+      S buf = staging.acquire();
+      long start = System.nanoTime();
+      stagingWait += start - waitFrom;
+      H batch = source.fill(buf, () -> staging.release(buf));
+      more = source.more();
+      long took = System.nanoTime() - start;
+      pipeline.metrics().addPacking(took);
+      packNanos += took;
+      if (batch.rows() == 0) {
+        batch.close();
+        break;
+      }
+      bytes += batch.copyBytes();
+      lane.submit(batch, batch.deviceBytes());
+    }
+  }
+
+  /**
+   * Ends the task's use of the pipeline: closes the current result and the lane (dropping what is
+   * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike.
+   */
+  public void finish() {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    if (current != null) {
+      current.close();
+      current = null;
+    }
+    lane.close();
+    if (onFinish != null) {
+      Map<Stage, Long> nanos = new EnumMap<>(Stage.class);
+      for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
+        nanos.put(s, lane.busyNanos(s));
+      }
+      onFinish.accept(
+          new Figures(
+              source.rowsRead(),
+              rowsOut,
+              batches,
+              bytes,
+              packNanos,
+              nanos,
+              stagingWait,
+              resultWait));
+    }
+  }
+}

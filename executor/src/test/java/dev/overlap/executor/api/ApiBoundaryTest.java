@@ -1,0 +1,229 @@
+package dev.overlap.executor.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
+import java.lang.reflect.Field;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The public API's boundary: what a {@link Public} type shows mentions only public types of this
+ * project, and the API package depends on nothing internal.
+ */
+class ApiBoundaryTest {
+  private static final String PROJECT = "dev.overlap.";
+  private static final String API = "dev.overlap.executor.api.";
+
+  @Test
+  void publicSignaturesMentionOnlyPublicTypesOfTheProject() throws Exception {
+    List<Class<?>> all = projectClasses();
+    List<Class<?>> marked = all.stream().filter(ApiBoundaryTest::isPublicApi).toList();
+    assertTrue(marked.size() >= 8, "found only " + marked);
+    List<String> leaks = new ArrayList<>();
+    for (Class<?> c : marked) {
+      leaks.addAll(leaksOf(c));
+    }
+    assertEquals(List.of(), leaks);
+  }
+
+  @Test
+  void theCheckCatchesALeak() {
+    assertEquals(1, leaksOf(Leaky.class).size(), leaksOf(Leaky.class).toString());
+  }
+
+  @Test
+  void theApiPackageReferencesNoInternalPackage() throws IOException {
+    Path api = Paths.get("src/main/java/dev/overlap/executor/api");
+    assertTrue(Files.isDirectory(api), api.toAbsolutePath().toString());
+    Pattern ref = Pattern.compile("dev\\.overlap\\.(?!executor\\.api\\b)[a-z][\\w.]*");
+    List<String> found = new ArrayList<>();
+    try (Stream<Path> files = Files.list(api)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+        Matcher m = ref.matcher(Files.readString(f));
+        while (m.find()) {
+          found.add(f.getFileName() + ": " + m.group());
+        }
+      }
+    }
+    assertEquals(List.of(), found);
+  }
+
+  /** Which packages each package may use: the arrows drawn in docs/architecture.md. */
+  private static final Map<String, Set<String>> ARROWS =
+      Map.of(
+          "api", Set.of(),
+          "pipeline", Set.of(),
+          "config", Set.of("api"),
+          "pack", Set.of("pipeline"),
+          "rows", Set.of("pack", "pipeline"),
+          "device", Set.of("api", "config", "pipeline", "pack", "rows"),
+          "spark", Set.of("api", "config", "pipeline", "pack", "device", "rows"));
+
+  @Test
+  void packagesUseOnlyThePackagesTheirArrowsAllow() throws IOException {
+    Path main = Paths.get("src/main/java/dev/overlap/executor");
+    Pattern ref = Pattern.compile("dev\\.overlap\\.executor\\.([a-z]+)\\.");
+    List<String> found = new ArrayList<>();
+    try (Stream<Path> dirs = Files.list(main)) {
+      for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
+        String pkg = dir.getFileName().toString();
+        Set<String> allowed = ARROWS.get(pkg);
+        List<Path> sources;
+        try (Stream<Path> files = Files.list(dir)) {
+          sources = files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        }
+        if (sources.isEmpty()) {
+          continue;
+        }
+        if (allowed == null) {
+          found.add(pkg + ": a package with no arrows drawn");
+          continue;
+        }
+        for (Path f : sources) {
+          Matcher m = ref.matcher(Files.readString(f));
+          while (m.find()) {
+            String used = m.group(1);
+            if (!used.equals(pkg) && !allowed.contains(used)) {
+              found.add(pkg + "/" + f.getFileName() + " uses " + used);
+            }
+          }
+        }
+      }
+    }
+    assertEquals(List.of(), found);
+  }
+
+  /** A public type whose method shows an internal one, to prove the check sees it. */
+  @Public
+  public static final class Leaky {
+    public ApiBoundaryTest internal() {
+      return null;
+    }
+  }
+
+  /** Marked, or nested in a marked type. */
+  private static boolean isPublicApi(Class<?> c) {
+    for (Class<?> k = c; k != null; k = k.getEnclosingClass()) {
+      if (k.isAnnotationPresent(Public.class)) {
+        return Modifier.isPublic(c.getModifiers());
+      }
+    }
+    return false;
+  }
+
+  private static List<String> leaksOf(Class<?> c) {
+    List<String> leaks = new ArrayList<>();
+    check(c.getName() + " extends", c.getGenericSuperclass(), leaks);
+    for (Type t : c.getGenericInterfaces()) {
+      check(c.getName() + " implements", t, leaks);
+    }
+    for (Method m : c.getDeclaredMethods()) {
+      if (shown(m.getModifiers()) && !m.isSynthetic()) {
+        check(c.getName() + "." + m.getName(), m.getGenericReturnType(), leaks);
+        checkExecutable(c.getName() + "." + m.getName(), m, leaks);
+      }
+    }
+    for (Constructor<?> k : c.getDeclaredConstructors()) {
+      if (shown(k.getModifiers()) && !k.isSynthetic()) {
+        checkExecutable(c.getName() + ".<init>", k, leaks);
+      }
+    }
+    for (Field f : c.getDeclaredFields()) {
+      if (shown(f.getModifiers()) && !f.isSynthetic()) {
+        check(c.getName() + "." + f.getName(), f.getGenericType(), leaks);
+      }
+    }
+    return leaks;
+  }
+
+  private static boolean shown(int modifiers) {
+    return Modifier.isPublic(modifiers) || Modifier.isProtected(modifiers);
+  }
+
+  private static void checkExecutable(String where, Executable e, List<String> leaks) {
+    for (Type t : e.getGenericParameterTypes()) {
+      check(where + " parameter", t, leaks);
+    }
+    for (Type t : e.getGenericExceptionTypes()) {
+      check(where + " throws", t, leaks);
+    }
+  }
+
+  private static void check(String where, Type t, List<String> leaks) {
+    if (t == null) {
+      return;
+    }
+    if (t instanceof Class<?> k) {
+      while (k.isArray()) {
+        k = k.getComponentType();
+      }
+      if (k.getName().startsWith(PROJECT) && !isPublicApi(k)) {
+        leaks.add(where + " shows " + k.getName());
+      }
+    } else if (t instanceof ParameterizedType p) {
+      check(where, p.getRawType(), leaks);
+      for (Type a : p.getActualTypeArguments()) {
+        check(where, a, leaks);
+      }
+    } else if (t instanceof GenericArrayType g) {
+      check(where, g.getGenericComponentType(), leaks);
+    } else if (t instanceof WildcardType w) {
+      for (Type b : w.getUpperBounds()) {
+        check(where, b, leaks);
+      }
+      for (Type b : w.getLowerBounds()) {
+        check(where, b, leaks);
+      }
+    } else if (t instanceof TypeVariable<?> v) {
+      for (Type b : v.getBounds()) {
+        check(where, b, leaks);
+      }
+    }
+  }
+
+  /** Every main class of the executor module, read from the folder that holds {@link Public}. */
+  private static List<Class<?>> projectClasses() throws URISyntaxException, IOException {
+    Path root = Paths.get(Public.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    TreeSet<String> names = new TreeSet<>();
+    try (Stream<Path> files = Files.walk(root)) {
+      files
+          .filter(p -> p.toString().endsWith(".class"))
+          .map(p -> root.relativize(p).toString().replace('/', '.').replace('\\', '.'))
+          .map(n -> n.substring(0, n.length() - ".class".length()))
+          .filter(n -> n.startsWith(PROJECT))
+          .forEach(names::add);
+    }
+    List<Class<?>> classes = new ArrayList<>();
+    for (String n : names) {
+      try {
+        classes.add(Class.forName(n, false, ApiBoundaryTest.class.getClassLoader()));
+      } catch (ClassNotFoundException | LinkageError e) {
+        throw new AssertionError("cannot load " + n, e);
+      }
+    }
+    assertTrue(classes.stream().anyMatch(c -> c.getName().startsWith(API)));
+    return classes;
+  }
+}

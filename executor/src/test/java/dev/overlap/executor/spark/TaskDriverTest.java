@@ -1,0 +1,284 @@
+package dev.overlap.executor.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.overlap.executor.pack.BatchSource;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.BoundedPool;
+import dev.overlap.executor.pipeline.DeviceBudget;
+import dev.overlap.executor.pipeline.PackedBatch;
+import dev.overlap.executor.pipeline.PipelineTaskException;
+import dev.overlap.executor.pipeline.ResultBatch;
+import dev.overlap.executor.pipeline.StagePipeline;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** One task's driver with plain Java stages, staging buffers and sources: no GPU, no Spark. */
+class TaskDriverTest {
+  private static final int ROWS_PER_BATCH = 3;
+
+  /** Everything the fakes open, closed or not. */
+  private final AtomicInteger open = new AtomicInteger();
+
+  private StagePipeline pipeline;
+  private BoundedPool<Buf> pool;
+  private final List<TaskDriver.Figures> reported = new ArrayList<>();
+
+  /** A staging buffer. */
+  final class Buf implements AutoCloseable {
+    @Override
+    public void close() {}
+  }
+
+  /** A value that counts itself open until closed, and refuses a second close. */
+  class Res implements AutoCloseable {
+    final int first;
+    private boolean closed;
+
+    Res(int first) {
+      this.first = first;
+      open.incrementAndGet();
+    }
+
+    @Override
+    public synchronized void close() {
+      if (closed) {
+        throw new IllegalStateException("closed twice");
+      }
+      closed = true;
+      open.decrementAndGet();
+    }
+  }
+
+  /** A filled batch: gives its staging buffer back when closed. */
+  final class Filled extends Res implements PackedBatch {
+    private final int rows;
+    private final Runnable release;
+
+    Filled(int first, int rows, Runnable release) {
+      super(first);
+      this.rows = rows;
+      this.release = release;
+    }
+
+    @Override
+    public int rows() {
+      return rows;
+    }
+
+    @Override
+    public long copyBytes() {
+      return 8L * rows;
+    }
+
+    @Override
+    public long deviceBytes() {
+      return 10;
+    }
+
+    @Override
+    public synchronized void close() {
+      super.close();
+      release.run();
+    }
+  }
+
+  /** A result: its batch's row numbers. */
+  final class Rows extends Res implements ResultBatch<Integer> {
+    Rows(int first) {
+      super(first);
+    }
+
+    @Override
+    public Iterator<Integer> rows() {
+      return IntStream.range(first, first + ROWS_PER_BATCH).iterator();
+    }
+  }
+
+  /** {@code batches} batches of numbered rows; fails instead of filling batch {@code failAt}. */
+  final class Numbers implements BatchSource<Buf, Filled> {
+    private final int batches;
+    private final int failAt;
+    private int filled;
+
+    Numbers(int batches, int failAt) {
+      this.batches = batches;
+      this.failAt = failAt;
+    }
+
+    @Override
+    public Filled fill(Buf staging, Runnable release) {
+      if (filled == failAt) {
+        release.run();
+        throw new IllegalArgumentException("bad input in batch " + filled);
+      }
+      int rows = filled < batches ? ROWS_PER_BATCH : 0;
+      Filled f = new Filled(filled * ROWS_PER_BATCH, rows, release);
+      filled = Math.min(filled + 1, batches);
+      return f;
+    }
+
+    @Override
+    public boolean more() {
+      return filled < batches;
+    }
+
+    @Override
+    public long rowsRead() {
+      return (long) filled * ROWS_PER_BATCH;
+    }
+  }
+
+  /** Stages that carry the first row number through; compute may block or fail. */
+  class Passing implements BatchStages<Filled, Res, Res, Rows> {
+    void beforeCompute(Res in) throws Exception {}
+
+    @Override
+    public Res upload(Filled in) {
+      return new Res(in.first);
+    }
+
+    @Override
+    public Res compute(Res in) throws Exception {
+      beforeCompute(in);
+      return new Res(in.first);
+    }
+
+    @Override
+    public Rows download(Res in) {
+      return new Rows(in.first);
+    }
+  }
+
+  @BeforeEach
+  void start() {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "test", null);
+    pool = new BoundedPool<>(List.of(new Buf(), new Buf()));
+  }
+
+  @AfterEach
+  void stop() {
+    pipeline.close();
+    pool.close();
+  }
+
+  private TaskDriver<Buf, Filled, Rows, Integer> driver(
+      BatchSource<Buf, Filled> source, BatchStages<Filled, ?, ?, Rows> stages) {
+    return new TaskDriver<>(pipeline, pool, stages, source, "task", 2, reported::add);
+  }
+
+  /** Waits until the pipeline holds nothing of the task: budget, buffers and values all back. */
+  private void assertAllReturned() throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while ((pipeline.budget().inFlight() > 0 || open.get() > 0 || pool.available() < 2)
+        && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertEquals(0, pipeline.budget().inFlight(), "device bytes in flight");
+    assertEquals(0, open.get(), "values not closed");
+    assertEquals(2, pool.available(), "staging buffers not given back");
+  }
+
+  @Test
+  void returnsEveryRowInOrderAndReportsTheTaskOnce() throws InterruptedException {
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), new Passing());
+    List<Integer> rows = new ArrayList<>();
+    d.forEachRemaining(rows::add);
+    assertEquals(IntStream.range(0, 30).boxed().toList(), rows);
+    assertFalse(d.hasNext());
+    d.finish(); // the task-completion listener, after the rows ran out
+    assertAllReturned();
+    assertEquals(1, reported.size());
+    TaskDriver.Figures f = reported.get(0);
+    assertEquals(30, f.rowsIn());
+    assertEquals(30, f.rowsOut());
+    assertEquals(10, f.batches());
+    assertEquals(240, f.bytes());
+  }
+
+  @Test
+  void anEmptyInputSubmitsNothing() throws InterruptedException {
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(0, -1), new Passing());
+    assertFalse(d.hasNext());
+    assertAllReturned();
+    assertEquals(0, reported.get(0).batches());
+  }
+
+  @Test
+  void aSourceThatFailsMidBatchFailsTheTaskAndGivesItsBufferBack() throws InterruptedException {
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, 3), new Passing());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> {
+              while (d.hasNext()) {
+                d.next();
+              }
+            });
+    assertEquals("bad input in batch 3", e.getMessage());
+    assertAllReturned();
+    assertEquals(1, reported.size());
+  }
+
+  @Test
+  void aFailedStageFailsTheTaskWithTheStagesException() throws InterruptedException {
+    IllegalStateException boom = new IllegalStateException("kernel failed");
+    Passing failing =
+        new Passing() {
+          @Override
+          void beforeCompute(Res in) {
+            if (in.first == 2 * ROWS_PER_BATCH) {
+              throw boom;
+            }
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), failing);
+    List<Integer> rows = new ArrayList<>();
+    PipelineTaskException e =
+        assertThrows(PipelineTaskException.class, () -> d.forEachRemaining(rows::add));
+    assertSame(boom, e.getCause());
+    assertEquals(IntStream.range(0, 2 * ROWS_PER_BATCH).boxed().toList(), rows);
+    assertAllReturned();
+    assertEquals(1, reported.size());
+  }
+
+  @Test
+  void aKilledTaskDropsWhatIsInFlightAndReportsOnce() throws Exception {
+    CountDownLatch computing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Passing blocking =
+        new Passing() {
+          @Override
+          void beforeCompute(Res in) throws InterruptedException {
+            if (in.first == ROWS_PER_BATCH) {
+              computing.countDown();
+              release.await();
+            }
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), blocking);
+    for (int i = 0; i < ROWS_PER_BATCH; i++) {
+      assertEquals(i, d.next());
+    }
+    assertTrue(computing.await(10, TimeUnit.SECONDS));
+    // Spark's task-completion listener on a kill: the task's thread stops reading.
+    d.finish();
+    release.countDown();
+    d.finish();
+    assertAllReturned();
+    assertEquals(1, reported.size());
+    assertEquals(ROWS_PER_BATCH, reported.get(0).rowsOut());
+  }
+}
