@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.commons.text.similarity.LevenshteinDistance;
 
 /**
  * A job's command line, checked strictly: every option belongs to the job, is given once, and has a
@@ -177,31 +178,12 @@ final class JobArgs {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String c : candidates) {
-      int d = distance(word, c);
+      int d = LevenshteinDistance.getDefaultInstance().apply(word, c);
       if (d < bestDistance) {
         best = c;
         bestDistance = d;
       }
     }
     return bestDistance <= Math.max(2, word.length() / 3) ? best : null;
-  }
-
-  private static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        cur[j] = Math.min(sub, Math.min(prev[j] + 1, cur[j - 1] + 1));
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
   }
 }

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apache.commons.text.similarity.LevenshteinDistance;
 
 /**
  * The one registry of Overlap's configuration keys. Every key is declared here with its type,
@@ -206,7 +207,8 @@ public final class OverlapConf {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (ConfigEntry<?> e : ALL) {
-      int d = editDistance(lower, e.key().toLowerCase(Locale.ROOT));
+      int d =
+          LevenshteinDistance.getDefaultInstance().apply(lower, e.key().toLowerCase(Locale.ROOT));
       if (d < bestDistance) {
         best = e.key();
         bestDistance = d;
@@ -226,26 +228,6 @@ public final class OverlapConf {
 
   private static String lastSegment(String key) {
     return key.substring(key.lastIndexOf('.') + 1);
-  }
-
-  /** Levenshtein distance: the fewest insertions, deletions and substitutions from a to b. */
-  static int editDistance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitute = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        cur[j] = Math.min(substitute, Math.min(prev[j], cur[j - 1]) + 1);
-      }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
-    }
-    return prev[b.length()];
   }
 
   public static OverlapConf fromMap(Map<String, String> map) {

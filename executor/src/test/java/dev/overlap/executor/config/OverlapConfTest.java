@@ -101,7 +101,6 @@ class OverlapConfTest {
     assertEquals(
         Optional.of("spark.overlap.enabled"), OverlapConf.nearestKey("spark.overlap.gpu.enabled"));
     assertEquals(Optional.empty(), OverlapConf.nearestKey("spark.overlap.shuffle.compression"));
-    assertEquals(3, OverlapConf.editDistance("kitten", "sitting"));
   }
 
   @Test
