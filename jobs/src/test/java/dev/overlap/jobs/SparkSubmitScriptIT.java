@@ -53,12 +53,13 @@ class SparkSubmitScriptIT {
   }
 
   @Test
-  void anExistingOutputNeedsOverwriteAndIsLeftAlone() throws Exception {
+  void aFolderNoOverlapJobWroteIsRefusedAndLeftAlone() throws Exception {
     Path out = Files.createDirectories(tmp.resolve("out"));
     Files.writeString(out.resolve("keep.txt"), "mine");
     Shell.Result r = Shell.submit(tmp, "generate", "--scale", "0.01", "--output", "out");
     assertEquals(2, r.exitCode());
-    assertTrue(r.output().contains("output path 'out' exists; pass --overwrite"), r.output());
+    assertTrue(
+        r.output().contains("output path 'out' exists and is not an Overlap output"), r.output());
     assertEquals("mine", Files.readString(out.resolve("keep.txt")));
   }
 
@@ -86,7 +87,7 @@ class SparkSubmitScriptIT {
     Files.copy(Shell.ROOT.resolve("spark-submit.sh"), checkout.resolve("spark-submit.sh"));
     // A PATH holding only the tools the script uses before it builds: no mvn.
     Path bin = Files.createDirectories(tmp.resolve("bin"));
-    for (String tool : List.of("dirname", "awk", "cut", "cat", "ls", "head")) {
+    for (String tool : List.of("dirname", "awk", "cut", "cat", "ls", "head", "mkdir", "date")) {
       for (String d : List.of("/usr/bin/", "/bin/")) {
         if (Files.isExecutable(Path.of(d + tool))) {
           Files.createSymbolicLink(bin.resolve(tool), Path.of(d + tool));
