@@ -65,6 +65,7 @@ public final class Main {
         // The shutdown hook reports the interruption; wait for it to end the JVM.
         waitForExit();
       }
+      clearProgressBar();
       ErrorLines.Line line = ErrorLines.of(t, job);
       if (line.usage()) {
         LOG.info("refused: {}", line.text(), t);
@@ -79,6 +80,20 @@ public final class Main {
     }
     finished = true;
     System.exit(code);
+  }
+
+  /**
+   * Spark's stage progress bar ends with a carriage return and is cleared only when a job ends
+   * well: blank it, as Spark does, so that a failure's line starts at the left margin.
+   */
+  private static void clearProgressBar() {
+    int width = 80;
+    try {
+      width = Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "80").trim());
+    } catch (NumberFormatException e) {
+      // keep 80, Spark's own default
+    }
+    System.err.print("\r" + " ".repeat(Math.max(1, width)) + "\r");
   }
 
   static int run(String[] args) throws IOException {

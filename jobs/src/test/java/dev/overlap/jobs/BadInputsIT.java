@@ -91,7 +91,8 @@ class BadInputsIT {
     String out = r.output();
     assertEquals(exit, r.exitCode(), out);
     List<String> errors = new ArrayList<>();
-    for (String l : out.split("\n")) {
+    // A terminal shows what follows a carriage return over what preceded it (a progress bar).
+    for (String l : out.split("[\r\n]")) {
       if (l.startsWith("overlap: ") || l.startsWith("spark-submit.sh: ")) {
         errors.add(l);
       }
