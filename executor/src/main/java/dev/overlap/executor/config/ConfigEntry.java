@@ -18,6 +18,7 @@ public final class ConfigEntry<T> {
     INT("int"),
     DOUBLE("double"),
     BYTES("bytes (e.g. 512m, 2g)"),
+    STRING("string"),
     ENUM("one of");
 
     private final String description;
@@ -194,6 +195,11 @@ public final class ConfigEntry<T> {
           List.of(),
           ByteSize::parse,
           v -> v < min ? "must be at least " + ByteSize.format(min) : null);
+    }
+
+    ConfigEntry<String> stringConf(String def) {
+      return new ConfigEntry<>(
+          key, Type.STRING, def, doc, startupOnly, List.of(), s -> s, v -> null);
     }
 
     <E extends Enum<E>> ConfigEntry<E> enumConf(Class<E> enumClass, E def) {

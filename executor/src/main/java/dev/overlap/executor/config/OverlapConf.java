@@ -125,6 +125,18 @@ public final class OverlapConf {
                   + " memory and keeps the pool for staging alone.")
           .booleanConf(true);
 
+  public static final ConfigEntry<String> TRACE_DIR =
+      ConfigEntry.builder(PREFIX + "trace.dir")
+          .doc(
+              "Folder into which each executor writes a timeline of its pipeline when it shuts"
+                  + " down: overlap-trace-EXECUTORID-PID.json (Chrome trace events, opens in"
+                  + " ui.perfetto.dev) and overlap-trace-EXECUTORID-PID.svg, one row per task"
+                  + " thread and per pipeline thread. Empty (the default) records nothing. Only"
+                  + " the GPU path records spans; an executor without a GPU writes an empty"
+                  + " timeline. At most 1,000,000 spans are kept.")
+          .startupOnly()
+          .stringConf("");
+
   /** Every key, in the order the docs list them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -138,7 +150,8 @@ public final class OverlapConf {
           PREFETCH_BATCHES_PER_TASK,
           BATCH_MAX_ROWS,
           STRING_BYTES_PER_ROW,
-          RESULTS_PINNED);
+          RESULTS_PINNED,
+          TRACE_DIR);
 
   private final Map<ConfigEntry<?>, Object> values;
 

@@ -117,6 +117,7 @@ public final class GpuRuntime implements AutoCloseable {
               new DeviceBudget(conf.get(OverlapConf.PREFETCH_MAX_BYTES)),
               "overlap",
               () -> Cuda.setDevice(device));
+      pipeline.listener(new NvtxStages());
       return new GpuRuntime(device, conf, ownsRmm, ownsPinned, streams, staging, pinned, pipeline);
     } catch (RuntimeException | Error e) {
       java.util.Collections.reverse(made);

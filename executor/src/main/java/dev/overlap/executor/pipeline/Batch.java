@@ -35,6 +35,10 @@ final class Batch<R extends AutoCloseable> {
     return index;
   }
 
+  long bytes() {
+    return bytes;
+  }
+
   CompletableFuture<R> result() {
     return result;
   }

@@ -28,6 +28,7 @@ public final class StagePipeline implements AutoCloseable {
   private final Worker computer;
   private final Worker downloader;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile StageListener listener;
 
   /** Queued behind the last batch when the pipeline closes; a worker that takes it exits. */
   private static final Batch<?> STOP = new Batch<>(null, -1, 0, null);
@@ -57,6 +58,50 @@ public final class StagePipeline implements AutoCloseable {
     return metrics;
   }
 
+  /** The listener told of every stage; null when none. */
+  public StageListener listener() {
+    return listener;
+  }
+
+  /** Sets the listener told of every stage from now on; null for none. */
+  public void listener(StageListener l) {
+    this.listener = l;
+  }
+
+  /**
+   * Tells {@code l} (when not null) that a stage started; what it throws is logged, not thrown. For
+   * the task threads' {@link Stage#PACK}, which runs outside the pipeline.
+   */
+  public static void started(
+      StageListener l, Stage stage, TaskTag task, long batch, long bytes, long start) {
+    if (l != null) {
+      try {
+        l.stageStarted(stage, task, batch, bytes, start);
+      } catch (RuntimeException e) {
+        LOG.warn("stage listener failed at the start of {}", stage, e);
+      }
+    }
+  }
+
+  /** Tells {@code l} (when not null) that a stage ended; what it throws is logged, not thrown. */
+  public static void ended(
+      StageListener l,
+      Stage stage,
+      TaskTag task,
+      long batch,
+      long bytes,
+      long start,
+      long end,
+      boolean ok) {
+    if (l != null) {
+      try {
+        l.stageEnded(stage, task, batch, bytes, start, end, ok);
+      } catch (RuntimeException e) {
+        LOG.warn("stage listener failed at the end of {}", stage, e);
+      }
+    }
+  }
+
   /** Opens the lane one task submits its batches through. */
   public <
           H extends AutoCloseable,
@@ -64,10 +109,20 @@ public final class StagePipeline implements AutoCloseable {
           O extends AutoCloseable,
           R extends AutoCloseable>
       TaskLane<H, R> openLane(String taskName, BatchStages<H, D, O, R> stages, int maxAhead) {
+    return openLane(TaskTag.named(taskName), stages, maxAhead);
+  }
+
+  /** Opens the lane one task submits its batches through; listeners see the task as {@code tag}. */
+  public <
+          H extends AutoCloseable,
+          D extends AutoCloseable,
+          O extends AutoCloseable,
+          R extends AutoCloseable>
+      TaskLane<H, R> openLane(TaskTag tag, BatchStages<H, D, O, R> stages, int maxAhead) {
     if (closed.get()) {
       throw new IllegalStateException("pipeline is closed");
     }
-    return new TaskLane<>(this, taskName, stages, maxAhead);
+    return new TaskLane<>(this, tag, stages, maxAhead);
   }
 
   void submit(Batch<?> batch) {
@@ -160,9 +215,12 @@ public final class StagePipeline implements AutoCloseable {
           b.abandon(null);
           continue;
         }
+        StageListener l = listener;
         long start = metrics.stageStarted();
+        started(l, stage, b.lane().tag(), b.index(), b.bytes(), start);
         boolean ok = b.runStage(stage);
         long end = metrics.stageEnded();
+        ended(l, stage, b.lane().tag(), b.index(), b.bytes(), start, end, ok);
         long took = end - start;
         metrics.addBusy(stage, took);
         b.lane().addBusy(stage, took);

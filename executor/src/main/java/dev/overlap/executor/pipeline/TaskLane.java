@@ -25,6 +25,7 @@ import java.util.function.Function;
 public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     implements AutoCloseable {
   private final StagePipeline pipeline;
+  private final TaskTag tag;
   private final String taskName;
   private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
@@ -36,12 +37,13 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private volatile Throwable failure;
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
-      StagePipeline pipeline, String taskName, BatchStages<H, D, O, R> stages, int maxAhead) {
+      StagePipeline pipeline, TaskTag tag, BatchStages<H, D, O, R> stages, int maxAhead) {
     if (maxAhead < 1) {
       throw new IllegalArgumentException("maxAhead must be at least 1: " + maxAhead);
     }
     this.pipeline = pipeline;
-    this.taskName = taskName;
+    this.tag = tag;
+    this.taskName = tag.name();
     this.flows = host -> new BatchFlow<>(stages, host);
     this.maxAhead = maxAhead;
   }
@@ -146,6 +148,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   public String taskName() {
     return taskName;
+  }
+
+  /** The task as stage listeners see it. */
+  public TaskTag tag() {
+    return tag;
   }
 
   // ---- called by the pipeline's threads ---------------------------------------------------------

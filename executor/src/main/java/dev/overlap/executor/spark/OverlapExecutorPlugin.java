@@ -7,6 +7,12 @@ import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.StageListener;
+import dev.overlap.executor.trace.TraceOutput;
+import dev.overlap.executor.trace.TraceRecorder;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.spark.api.plugin.ExecutorPlugin;
@@ -25,6 +31,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class OverlapExecutorPlugin implements ExecutorPlugin {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+
+  private String executorId = "?";
+  private String traceDir = "";
+  private TraceRecorder trace;
 
   @Override
   public void init(PluginContext ctx, Map<String, String> extraConf) {
@@ -55,6 +65,20 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
       }
     }
     ExecutorState.started(id, conf, status, runtime);
+    executorId = id;
+    TraceOutput.executorStarting();
+    traceDir = conf.get(OverlapConf.TRACE_DIR).trim();
+    if (!traceDir.isEmpty()) {
+      trace = new TraceRecorder(System.nanoTime(), TraceRecorder.DEFAULT_MAX_SPANS);
+      if (runtime != null) {
+        runtime.pipeline().listener(StageListener.both(runtime.pipeline().listener(), trace));
+      }
+      LOG.info(
+          "Overlap: executor {} records a timeline into {} ({}), written when it shuts down",
+          id,
+          traceDir,
+          runtime != null ? "GPU path" : "no GPU: the timeline will be empty");
+    }
     if (runtime != null) {
       registerMetrics(ctx.metricRegistry(), runtime);
       LOG.info(
@@ -167,6 +191,17 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
         r.close();
       } catch (RuntimeException e) {
         LOG.error("Overlap: closing the GPU runtime failed", e);
+      }
+    }
+    TraceRecorder t = trace;
+    trace = null;
+    if (t != null) {
+      try {
+        List<Path> files =
+            TraceOutput.write(t, Path.of(traceDir), executorId, ProcessHandle.current().pid());
+        LOG.info("Overlap: executor {} wrote its timeline: {}", executorId, files);
+      } catch (IOException | RuntimeException e) {
+        LOG.error("Overlap: writing the timeline into {} failed", traceDir, e);
       }
     }
   }

@@ -14,6 +14,7 @@ import dev.overlap.executor.pack.ColumnarSource;
 import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pack.HostBatchWriter;
 import dev.overlap.executor.pack.RowSource;
+import dev.overlap.executor.pipeline.TaskTag;
 import dev.overlap.executor.rows.HostTable;
 import java.io.Serializable;
 import java.util.EnumMap;
@@ -139,7 +140,8 @@ public final class PartitionRunner implements Serializable {
                 outSchema,
                 new CudfStages.Options(Long.MAX_VALUE, false, job.get(OverlapConf.RESULTS_PINNED))),
             source,
-            name,
+            new TaskTag(
+                ctx == null ? -1 : ctx.taskAttemptId(), ctx == null ? -1 : ctx.partitionId(), name),
             job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
             report == null ? null : this::record);
     if (ctx != null) {

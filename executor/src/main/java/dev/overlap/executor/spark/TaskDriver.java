@@ -6,8 +6,10 @@ import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.ResultBatch;
 import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
+import dev.overlap.executor.pipeline.TaskTag;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Iterator;
@@ -66,6 +68,7 @@ public final class TaskDriver<
   private long batches;
   private long bytes;
   private long packNanos;
+  private long packed;
   private long stagingWait;
   private long resultWait;
   private boolean finished;
@@ -83,11 +86,28 @@ public final class TaskDriver<
       String taskName,
       int maxAhead,
       Consumer<Figures> onFinish) {
+    this(pipeline, staging, stages, source, TaskTag.named(taskName), maxAhead, onFinish);
+  }
+
+  /**
+   * Opens the task's lane on {@code pipeline}; the pipeline's {@link StageListener} sees the task
+   * as {@code task}, and is told of each batch's packing on this task's thread.
+   *
+   * @param onFinish receives the task's figures when it ends; may be null
+   */
+  public TaskDriver(
+      StagePipeline pipeline,
+      BoundedPool<S> staging,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<S, H> source,
+      TaskTag task,
+      int maxAhead,
+      Consumer<Figures> onFinish) {
     this.pipeline = pipeline;
     this.staging = staging;
     this.source = source;
     this.onFinish = onFinish;
-    this.lane = pipeline.openLane(taskName, stages, maxAhead);
+    this.lane = pipeline.openLane(task, stages, maxAhead);
   }
 
   @Override
@@ -136,15 +156,26 @@ public final class TaskDriver<
       S buf = staging.acquire();
       long start = System.nanoTime();
       stagingWait += start - waitFrom;
-      H batch = source.fill(buf, () -> staging.release(buf));
+      StageListener l = pipeline.listener();
+      StagePipeline.started(l, Stage.PACK, lane.tag(), packed, 0, start);
+      H batch;
+      try {
+        batch = source.fill(buf, () -> staging.release(buf));
+      } catch (RuntimeException | Error e) {
+        StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
+        throw e;
+      }
       more = source.more();
-      long took = System.nanoTime() - start;
+      long end = System.nanoTime();
+      long took = end - start;
       pipeline.metrics().addPacking(took);
       packNanos += took;
+      StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
       if (batch.rows() == 0) {
         batch.close();
         break;
       }
+      packed++;
       bytes += batch.copyBytes();
       lane.submit(batch, batch.deviceBytes());
     }

@@ -79,7 +79,8 @@ class ApiBoundaryTest {
           "pack", Set.of("pipeline"),
           "rows", Set.of("pack", "pipeline"),
           "device", Set.of("api", "config", "pipeline", "pack", "rows"),
-          "spark", Set.of("api", "config", "pipeline", "pack", "device", "rows"));
+          "trace", Set.of("api", "pipeline"),
+          "spark", Set.of("api", "config", "pipeline", "pack", "device", "rows", "trace"));
 
   @Test
   void packagesUseOnlyThePackagesTheirArrowsAllow() throws IOException {

@@ -142,6 +142,68 @@ class StagePipelineTest {
   }
 
   @Test
+  void theListenerHearsEveryStageOfEveryBatchInOrder() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    List<String> heard = Collections.synchronizedList(new ArrayList<>());
+    pipeline.listener(
+        new StageListener() {
+          @Override
+          public void stageStarted(Stage s, TaskTag task, long batch, long bytes, long start) {
+            heard.add(task.name() + batch + " " + s + " start " + Thread.currentThread().getName());
+          }
+
+          @Override
+          public void stageEnded(
+              Stage s, TaskTag task, long batch, long bytes, long start, long end, boolean ok) {
+            assertTrue(ok && end >= start && bytes == 10 && task.taskId() == 9);
+            heard.add(task.name() + batch + " " + s + " end " + Thread.currentThread().getName());
+          }
+        });
+    Adding stages = new Adding();
+    List<Future<List<Integer>>> results = new ArrayList<>();
+    for (String t : List.of("a", "b")) {
+      results.add(
+          tasks.submit(() -> runTask(pipeline.openLane(new TaskTag(9, 1, t), stages, 3), t, 20)));
+    }
+    for (Future<List<Integer>> f : results) {
+      assertEquals(20, f.get(30, TimeUnit.SECONDS).size());
+    }
+    for (String t : List.of("a", "b")) {
+      for (int b = 0; b < 20; b++) {
+        String prefix = t + b + " ";
+        List<String> mine = heard.stream().filter(e -> e.startsWith(prefix)).toList();
+        List<String> expected = new ArrayList<>();
+        for (String stage :
+            List.of("UPLOAD t-upload", "COMPUTE t-compute", "DOWNLOAD t-download")) {
+          String[] sw = stage.split(" ");
+          expected.add(prefix + sw[0] + " start " + sw[1]);
+          expected.add(prefix + sw[0] + " end " + sw[1]);
+        }
+        assertEquals(expected, mine);
+      }
+    }
+  }
+
+  @Test
+  void aListenerThatThrowsDoesNotStopThePipeline() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    pipeline.listener(
+        new StageListener() {
+          @Override
+          public void stageStarted(Stage s, TaskTag task, long batch, long bytes, long start) {
+            throw new IllegalStateException("listener bug");
+          }
+
+          @Override
+          public void stageEnded(
+              Stage s, TaskTag task, long batch, long bytes, long start, long end, boolean ok) {
+            throw new IllegalStateException("listener bug");
+          }
+        });
+    assertEquals(5, runTask(pipeline.openLane("a", new Adding(), 2), "a", 5).size());
+  }
+
+  @Test
   void nextBatchUploadsWhileThePreviousOneComputes() throws Exception {
     pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
     CountDownLatch firstComputing = new CountDownLatch(1);

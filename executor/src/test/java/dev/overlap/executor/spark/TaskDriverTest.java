@@ -13,7 +13,11 @@ import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.PipelineTaskException;
 import dev.overlap.executor.pipeline.ResultBatch;
+import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.StagePipeline;
+import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.trace.TraceRecorder;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -206,6 +210,69 @@ class TaskDriverTest {
     assertEquals(30, f.rowsOut());
     assertEquals(10, f.batches());
     assertEquals(240, f.bytes());
+  }
+
+  /** Every start and end, in the order the listener heard them. */
+  static final class Heard implements StageListener {
+    record Event(boolean start, Stage stage, long task, long batch, long bytes, long thread) {}
+
+    final List<Event> events = new ArrayList<>();
+
+    @Override
+    public synchronized void stageStarted(Stage stage, TaskTag t, long batch, long bytes, long s) {
+      events.add(new Event(true, stage, t.taskId(), batch, bytes, Thread.currentThread().getId()));
+    }
+
+    @Override
+    public synchronized void stageEnded(
+        Stage stage, TaskTag t, long batch, long bytes, long s, long e, boolean ok) {
+      assertTrue(ok && e >= s);
+      events.add(new Event(false, stage, t.taskId(), batch, bytes, Thread.currentThread().getId()));
+    }
+
+    synchronized List<Event> of(long batch) {
+      return events.stream().filter(e -> e.batch() == batch).toList();
+    }
+  }
+
+  @Test
+  void theListenerHearsEveryStageOfEveryBatchInOrderOnTheThreadThatRunsIt()
+      throws InterruptedException {
+    Heard heard = new Heard();
+    TraceRecorder recorder = new TraceRecorder(0, 1000);
+    pipeline.listener(StageListener.both(heard, recorder));
+    TaskDriver<Buf, Filled, Rows, Integer> d =
+        new TaskDriver<>(
+            pipeline,
+            pool,
+            new Passing(),
+            new Numbers(10, -1),
+            new TaskTag(42, 7, "task"),
+            2,
+            reported::add);
+    d.forEachRemaining(r -> {});
+    d.finish();
+    assertAllReturned();
+    Stage[] order = {Stage.PACK, Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD};
+    long me = Thread.currentThread().getId();
+    for (int b = 0; b < 10; b++) {
+      List<Heard.Event> events = heard.of(b);
+      assertEquals(8, events.size(), "batch " + b + ": " + events);
+      for (int i = 0; i < 4; i++) {
+        Heard.Event start = events.get(2 * i);
+        Heard.Event end = events.get(2 * i + 1);
+        assertTrue(start.start() && !end.start());
+        assertEquals(order[i], start.stage());
+        assertEquals(order[i], end.stage());
+        assertEquals(start.thread(), end.thread(), "one thread runs a stage");
+        assertEquals(42, end.task());
+        assertEquals(i == 0 ? 24 : i == 1 ? 10 : 10, end.bytes());
+      }
+      assertEquals(me, events.get(0).thread(), "packing runs on the task's thread");
+    }
+    TraceRecorder.Timeline t = recorder.timeline();
+    assertEquals(40, t.spans().size());
+    assertEquals(4, t.tracks().size(), "one task thread and three pipeline threads");
   }
 
   @Test

@@ -1,0 +1,56 @@
+package dev.overlap.executor.pipeline;
+
+/**
+ * Told when a stage of a batch starts and ends, on the thread that runs it: the pipeline's upload,
+ * compute and download threads, and the task's own thread for {@link Stage#PACK}. Both calls of one
+ * stage come from the same thread, start before end, so a listener may keep per-thread state (an
+ * NVTX range) between them.
+ *
+ * <p>Times are {@link System#nanoTime} readings taken by the caller. A listener must be quick and
+ * must not throw; the pipeline logs and ignores what it throws. With no listener set the pipeline
+ * pays one volatile read per stage.
+ */
+public interface StageListener {
+  /**
+   * @param batch the batch's index in its task, from 0
+   * @param bytes the batch's bytes when known at the start (device bytes for the pipeline's stages,
+   *     0 for packing)
+   */
+  void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long startNanos);
+
+  /**
+   * @param ok false when the stage threw
+   */
+  void stageEnded(
+      Stage stage,
+      TaskTag task,
+      long batch,
+      long bytes,
+      long startNanos,
+      long endNanos,
+      boolean ok);
+
+  /** Both listeners, {@code first} told first at the start and last at the end; nulls skipped. */
+  static StageListener both(StageListener first, StageListener second) {
+    if (first == null) {
+      return second;
+    }
+    if (second == null) {
+      return first;
+    }
+    return new StageListener() {
+      @Override
+      public void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long start) {
+        first.stageStarted(stage, task, batch, bytes, start);
+        second.stageStarted(stage, task, batch, bytes, start);
+      }
+
+      @Override
+      public void stageEnded(
+          Stage stage, TaskTag task, long batch, long bytes, long start, long end, boolean ok) {
+        second.stageEnded(stage, task, batch, bytes, start, end, ok);
+        first.stageEnded(stage, task, batch, bytes, start, end, ok);
+      }
+    };
+  }
+}

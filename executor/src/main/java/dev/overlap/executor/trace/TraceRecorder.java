@@ -1,0 +1,131 @@
+package dev.overlap.executor.trace;
+
+import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.pipeline.StageListener;
+import dev.overlap.executor.pipeline.TaskTag;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Records every stage that ends as a span on a track: one track per task thread (packing) and one
+ * each for the pipeline's upload, compute and download threads. Keeps at most {@code maxSpans}
+ * spans and counts the rest as dropped. {@link TraceOutput} writes what it holds.
+ *
+ * <p>Times are the {@link System#nanoTime} readings the callers pass, relative to {@code
+ * originNanos}; a test passes its own.
+ */
+public final class TraceRecorder implements StageListener {
+  /** The most spans an executor keeps: about 100 MB of heap. */
+  public static final int DEFAULT_MAX_SPANS = 1_000_000;
+
+  /** The first track id of task threads; the pipeline's tracks come before. */
+  static final int FIRST_TASK_TRACK = 100;
+
+  /** One stage of one batch. */
+  public record Span(
+      Stage stage,
+      int track,
+      long taskId,
+      int partition,
+      String taskName,
+      long batch,
+      long bytes,
+      long startNanos,
+      long endNanos,
+      boolean ok) {}
+
+  /**
+   * A row of the timeline.
+   *
+   * @param order where it is drawn, lowest first
+   */
+  public record Track(int id, String name, int order) {}
+
+  /** What a recorder held at one moment. */
+  public record Timeline(
+      List<Track> tracks, List<Span> spans, long dropped, int maxSpans, long originNanos) {}
+
+  private final long originNanos;
+  private final int maxSpans;
+  private final List<Span> spans = new ArrayList<>();
+  private final Map<Long, Track> taskTracks = new HashMap<>();
+  private long dropped;
+
+  public TraceRecorder(long originNanos, int maxSpans) {
+    if (maxSpans < 0) {
+      throw new IllegalArgumentException("maxSpans must not be negative: " + maxSpans);
+    }
+    this.originNanos = originNanos;
+    this.maxSpans = maxSpans;
+  }
+
+  /** The pipeline thread's track of {@code stage}; packing runs on task threads instead. */
+  static Track pipelineTrack(Stage stage) {
+    return switch (stage) {
+      case UPLOAD -> new Track(1, "upload thread", 1_000_001);
+      case COMPUTE -> new Track(2, "compute thread", 1_000_002);
+      case DOWNLOAD -> new Track(3, "download thread", 1_000_003);
+      case PACK -> throw new IllegalArgumentException("packing runs on task threads");
+    };
+  }
+
+  @Override
+  public void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long startNanos) {}
+
+  @Override
+  public void stageEnded(
+      Stage stage,
+      TaskTag task,
+      long batch,
+      long bytes,
+      long startNanos,
+      long endNanos,
+      boolean ok) {
+    long threadId = Thread.currentThread().getId();
+    synchronized (this) {
+      if (spans.size() >= maxSpans) {
+        dropped++;
+        return;
+      }
+      int track;
+      if (stage == Stage.PACK) {
+        track =
+            taskTracks
+                .computeIfAbsent(
+                    threadId,
+                    t -> {
+                      int n = taskTracks.size();
+                      return new Track(FIRST_TASK_TRACK + n, "task thread " + (n + 1), n);
+                    })
+                .id();
+      } else {
+        track = pipelineTrack(stage).id();
+      }
+      spans.add(
+          new Span(
+              stage,
+              track,
+              task.taskId(),
+              task.partition(),
+              task.name(),
+              batch,
+              bytes,
+              startNanos,
+              endNanos,
+              ok));
+    }
+  }
+
+  /** A copy of what is recorded: the task threads' tracks in order of appearance, then the rest. */
+  public synchronized Timeline timeline() {
+    List<Track> tracks = new ArrayList<>(taskTracks.values());
+    for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
+      tracks.add(pipelineTrack(s));
+    }
+    tracks.sort(Comparator.comparingInt(Track::order));
+    return new Timeline(List.copyOf(tracks), List.copyOf(spans), dropped, maxSpans, originNanos);
+  }
+}
