@@ -23,6 +23,7 @@ import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.Platform;
@@ -34,9 +35,9 @@ import org.apache.spark.unsafe.Platform;
  * constant.
  *
  * <p>Spark and cuDF agree on the bytes of every supported type: dates are days since the epoch in
- * 32 bits, timestamps microseconds since the epoch in 64 bits, decimals unscaled integers of 32, 64
- * or 128 bits (cuDF's scale is Spark's, negated), booleans one byte, strings UTF-8 with 32-bit
- * offsets.
+ * 32 bits, timestamps (with or without time zone) microseconds since the epoch in 64 bits, decimals
+ * unscaled integers of 32, 64 or 128 bits (cuDF's scale is Spark's, negated), booleans one byte,
+ * strings UTF-8 with 32-bit offsets.
  *
  * <p>Nulls are the caller's: {@link #put} and {@link #copy} write values only.
  */
@@ -137,6 +138,23 @@ public enum ColumnType {
   },
   /** Microseconds since the epoch, UTC (Spark's TIMESTAMP, with the session's time zone). */
   TIMESTAMP(8, DType.TIMESTAMP_MICROSECONDS, "timestamp", t -> t instanceof TimestampType) {
+    @Override
+    void put(InternalRow row, int c, int precision, int scale, long dst) {
+      Platform.putLong(null, dst, row.getLong(c));
+    }
+
+    @Override
+    boolean copyValues(ColumnVector v, int start, int n, long dst) {
+      return copyLongs(v, start, n, dst);
+    }
+  },
+  /**
+   * Microseconds since the epoch of a wall-clock time, no time zone (Spark's TIMESTAMP_NTZ, what
+   * pandas, Arrow and DuckDB write for naive timestamps). cuDF has no separate type: its UTC parts
+   * are the wall-clock parts.
+   */
+  TIMESTAMP_NTZ(
+      8, DType.TIMESTAMP_MICROSECONDS, "timestamp_ntz", t -> t instanceof TimestampNTZType) {
     @Override
     void put(InternalRow row, int c, int precision, int scale, long dst) {
       Platform.putLong(null, dst, row.getLong(c));
