@@ -335,6 +335,66 @@ class FeaturesJobTest {
   }
 
   /**
+   * A timestamp_ntz column (CPU path) with nulls, before and after 1970: its hour, day of week and
+   * month are Spark SQL's hour, dayofweek and month, the wall clock's whatever the session's zone;
+   * a null's imputed value is the mean wall-clock microsecond, rounded.
+   */
+  @Test
+  void timestampNtzFeaturesAreSparkSqlsWallClockParts() {
+    String zone = spark.conf().get("spark.sql.session.timeZone");
+    spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
+    try {
+      StructType schema =
+          new StructType().add("id", DataTypes.IntegerType).add("t", DataTypes.TimestampNTZType);
+      List<Row> rows = new ArrayList<>();
+      long sum = 0;
+      int present = 0;
+      for (int i = 0; i < 80; i++) {
+        java.time.LocalDateTime t =
+            i % 6 == 5
+                ? null
+                : java.time.LocalDateTime.of(1969, 12, 31, 23, 30, 0, 123_000)
+                    .plusMinutes(997L * i * i - 40_000L)
+                    .plusNanos(1000L * i);
+        if (t != null) {
+          sum += ChronoUnit.MICROS.between(java.time.LocalDateTime.of(1970, 1, 1, 0, 0), t);
+          present++;
+        }
+        rows.add(RowFactory.create(i, t));
+      }
+      Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(3);
+      PipelineReport report = PipelineReport.create(spark);
+      Dataset<Row> out = FeaturesJob.features(in, 2, report);
+      assertEquals(DataTypes.TimestampNTZType, out.schema().apply("t_imputed").dataType());
+      long meanMicros = Math.round((double) sum / present);
+      java.time.LocalDateTime mean =
+          java.time.LocalDateTime.of(1970, 1, 1, 0, 0).plus(meanMicros, ChronoUnit.MICROS);
+      Map<Integer, Row> expected = new HashMap<>();
+      for (Row r :
+          in.selectExpr("id", "hour(t)", "dayofweek(t)", "month(t)", "t").collectAsList()) {
+        expected.put(r.getInt(0), r);
+      }
+      List<Row> got = out.collectAsList();
+      assertEquals(80, got.size());
+      for (Row r : got) {
+        // id is never null: its imputed value is itself.
+        int id = (int) Math.round(r.<Double>getAs("id_imputed"));
+        Row e = expected.get(id);
+        assertNotNull(e, "row " + id);
+        boolean isNull = e.isNullAt(4);
+        assertEquals(isNull, r.<Boolean>getAs("t_isnull"), "row " + id);
+        assertEquals(e.get(1), r.getAs("t_hour"), "hour of row " + id);
+        assertEquals(e.get(2), r.getAs("t_dow"), "day of week of row " + id);
+        assertEquals(e.get(3), r.getAs("t_month"), "month of row " + id);
+        assertEquals(isNull ? mean : e.get(4), r.getAs("t_imputed"), "imputed of row " + id);
+      }
+      assertTrue(report.gpuTasks() + report.cpuTasks() > 0, "no task ran");
+    } finally {
+      spark.conf().set("spark.sql.session.timeZone", zone);
+    }
+  }
+
+  /**
    * The GPU kernel on NaN and infinities gives what the CPU implementation gives. Fails, rather
    * than skips, where the executor has no GPU: run it on a GPU machine.
    */
