@@ -10,8 +10,8 @@ import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -32,7 +32,9 @@ import org.apache.spark.sql.types.StructType;
  *       the mean, deviation and minimum of the first pass leave it out. Every float or double
  *       column therefore has {@code isnull} and {@code imputed}, even one declared non-nullable;
  *   <li>timestamp (UTC): hour, day of week (1 = Sunday … 7 = Saturday, as Spark's {@code
- *       dayofweek}), month; date: day of week and month;
+ *       dayofweek}), month; timestamp_ntz: the same parts of its wall-clock time, as Spark's {@code
+ *       hour}, {@code dayofweek} and {@code month} give them whatever the session's zone; date: day
+ *       of week and month;
  *   <li>string: the index in the vocabulary of the N most frequent values (most frequent first,
  *       ties by value); any other value and null give N;
  *   <li>every nullable column: {@code isnull}, and {@code imputed}, the value with nulls replaced:
@@ -68,6 +70,7 @@ final class FeatureKernel implements GpuKernel {
               numeric(c, x, out);
               break;
             case TIMESTAMP:
+            case TIMESTAMP_NTZ: // cuDF's parts are UTC's: for NTZ micros, the wall clock's
               out.add(toInt(x.hour()));
               out.add(dayOfWeek(x));
               out.add(toInt(x.month()));
@@ -145,6 +148,7 @@ final class FeatureKernel implements GpuKernel {
           return x.replaceNulls(mean);
         }
       case TIMESTAMP:
+      case TIMESTAMP_NTZ:
         try (Scalar mean = Scalar.timestampFromLong(DType.TIMESTAMP_MICROSECONDS, c.meanEpoch)) {
           return x.replaceNulls(mean);
         }
@@ -228,12 +232,13 @@ final class FeatureKernel implements GpuKernel {
             break;
           }
         case TIMESTAMP:
+        case TIMESTAMP_NTZ:
           if (isNull) {
             v.add(null);
             v.add(null);
             v.add(null);
           } else {
-            ZonedDateTime t = toInstant(value).atZone(ZoneOffset.UTC);
+            LocalDateTime t = wallClock(value);
             v.add(t.getHour());
             v.add(t.getDayOfWeek().getValue() % 7 + 1);
             v.add(t.getMonthValue());
@@ -278,6 +283,11 @@ final class FeatureKernel implements GpuKernel {
         return java.sql.Date.valueOf(LocalDate.ofEpochDay(c.meanEpoch));
       case TIMESTAMP:
         return java.sql.Timestamp.from(Instant.EPOCH.plus(c.meanEpoch, ChronoUnit.MICROS));
+      case TIMESTAMP_NTZ:
+        return LocalDateTime.ofEpochSecond(
+            Math.floorDiv(c.meanEpoch, 1_000_000L),
+            (int) Math.floorMod(c.meanEpoch, 1_000_000L) * 1000,
+            ZoneOffset.UTC);
       case STRING:
         return c.mode;
       default:
@@ -296,5 +306,15 @@ final class FeatureKernel implements GpuKernel {
 
   private static Instant toInstant(Object ts) {
     return ts instanceof Instant i ? i : ((java.sql.Timestamp) ts).toInstant();
+  }
+
+  /**
+   * A timestamp's wall-clock time: a zoned one's in UTC, an NTZ one's (a {@link LocalDateTime} in a
+   * row) its own.
+   */
+  private static LocalDateTime wallClock(Object ts) {
+    return ts instanceof LocalDateTime l
+        ? l
+        : LocalDateTime.ofInstant(toInstant(ts), ZoneOffset.UTC);
   }
 }

@@ -16,6 +16,7 @@ import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
 /**
@@ -33,6 +34,8 @@ final class FeaturePlan implements Serializable {
     NUMERIC,
     DATE,
     TIMESTAMP,
+    /** A wall-clock time without a zone; its parts are its own, whatever the session's zone. */
+    TIMESTAMP_NTZ,
     STRING
   }
 
@@ -62,7 +65,8 @@ final class FeaturePlan implements Serializable {
 
     /**
      * What a null becomes in the {@code imputed} column of a date or timestamp: the mean, in days
-     * or microseconds since 1970-01-01 (UTC), rounded; 0 when every value is null.
+     * or microseconds since 1970-01-01 (UTC; for TIMESTAMP_NTZ since that wall-clock time),
+     * rounded; 0 when every value is null.
      */
     long meanEpoch;
 
@@ -130,10 +134,29 @@ final class FeaturePlan implements Serializable {
       return Kind.DATE;
     } else if (t instanceof TimestampType) {
       return Kind.TIMESTAMP;
+    } else if (t instanceof TimestampNTZType) {
+      return Kind.TIMESTAMP_NTZ;
     } else if (t instanceof StringType) {
       return Kind.STRING;
     }
     return null;
+  }
+
+  /**
+   * Spark SQL for the days or microseconds since the epoch of date or timestamp column {@code q}
+   * (quoted), whose mean is {@link Column#meanEpoch}.
+   */
+  static String epochSql(Kind kind, String q) {
+    switch (kind) {
+      case DATE:
+        return "unix_date(" + q + ")";
+      case TIMESTAMP:
+        return "unix_micros(" + q + ")";
+      case TIMESTAMP_NTZ: // unix_micros takes zoned timestamps only; this difference is zone-free
+        return "timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', " + q + ")";
+      default:
+        throw new AssertionError(kind);
+    }
   }
 
   /** The type of a column's {@code imputed} feature. */
@@ -145,6 +168,8 @@ final class FeaturePlan implements Serializable {
         return DataTypes.DateType;
       case TIMESTAMP:
         return DataTypes.TimestampType;
+      case TIMESTAMP_NTZ:
+        return DataTypes.TimestampNTZType;
       case STRING:
         return DataTypes.StringType;
       default:
@@ -178,6 +203,7 @@ final class FeaturePlan implements Serializable {
           }
           break;
         case TIMESTAMP:
+        case TIMESTAMP_NTZ:
           natural.add(field(c, "_hour", DataTypes.IntegerType, true));
           natural.add(field(c, "_dow", DataTypes.IntegerType, true));
           natural.add(field(c, "_month", DataTypes.IntegerType, true));

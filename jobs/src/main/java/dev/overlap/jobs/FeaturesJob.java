@@ -67,10 +67,9 @@ public final class FeaturesJob {
           aggs.add(functions.min(x));
           break;
         case DATE:
-          aggs.add(functions.avg(functions.expr("unix_date(" + q + ")")));
-          break;
         case TIMESTAMP:
-          aggs.add(functions.avg(functions.expr("unix_micros(" + q + ")")));
+        case TIMESTAMP_NTZ:
+          aggs.add(functions.avg(functions.expr(FeaturePlan.epochSql(c.kind, q))));
           break;
         default:
           break;
@@ -94,6 +93,7 @@ public final class FeaturesJob {
             break;
           case DATE:
           case TIMESTAMP:
+          case TIMESTAMP_NTZ:
             c.meanEpoch = stats.isNullAt(at) ? 0 : Math.round(stats.getDouble(at));
             at++;
             break;

@@ -334,6 +334,129 @@ class FeaturesJobTest {
     assertFalse(summary.render(rows, 2).contains("non-finite"));
   }
 
+  private static final int NTZ_ROWS = 80;
+
+  /** Row {@code i}'s wall-clock time, before and after 1970; null every sixth row. */
+  private static java.time.LocalDateTime ntz(int i) {
+    return i % 6 == 5
+        ? null
+        : java.time.LocalDateTime.of(1969, 12, 31, 23, 30, 0, 123_000)
+            .plusMinutes(997L * i * i - 40_000L)
+            .plusNanos(1000L * i);
+  }
+
+  /** An int id (never null) and a timestamp_ntz column. */
+  private static Dataset<Row> ntzInput() {
+    StructType schema =
+        new StructType().add("id", DataTypes.IntegerType).add("t", DataTypes.TimestampNTZType);
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < NTZ_ROWS; i++) {
+      rows.add(RowFactory.create(i, ntz(i)));
+    }
+    return spark.createDataFrame(rows, schema).repartition(3);
+  }
+
+  /** Runs {@code body} with the session's time zone set to one that is not UTC. */
+  private static void outsideUtc(Runnable body) {
+    String zone = spark.conf().get("spark.sql.session.timeZone");
+    spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
+    try {
+      body.run();
+    } finally {
+      spark.conf().set("spark.sql.session.timeZone", zone);
+    }
+  }
+
+  /**
+   * A timestamp_ntz column with nulls, before and after 1970: its hour, day of week and month are
+   * Spark SQL's hour, dayofweek and month, the wall clock's whatever the session's zone; a null's
+   * imputed value is the mean wall-clock microsecond, rounded. On the CPU path without a GPU.
+   */
+  @Test
+  void timestampNtzFeaturesAreSparkSqlsWallClockParts() {
+    outsideUtc(
+        () -> {
+          long sum = 0;
+          int present = 0;
+          java.time.LocalDateTime epoch = java.time.LocalDateTime.of(1970, 1, 1, 0, 0);
+          for (int i = 0; i < NTZ_ROWS; i++) {
+            if (ntz(i) != null) {
+              sum += ChronoUnit.MICROS.between(epoch, ntz(i));
+              present++;
+            }
+          }
+          java.time.LocalDateTime mean =
+              epoch.plus(Math.round((double) sum / present), ChronoUnit.MICROS);
+          Dataset<Row> in = ntzInput();
+          PipelineReport report = PipelineReport.create(spark);
+          Dataset<Row> out = FeaturesJob.features(in, 2, report);
+          assertEquals(DataTypes.TimestampNTZType, out.schema().apply("t_imputed").dataType());
+          Map<Integer, Row> expected = new HashMap<>();
+          for (Row r :
+              in.selectExpr("id", "hour(t)", "dayofweek(t)", "month(t)", "t").collectAsList()) {
+            expected.put(r.getInt(0), r);
+          }
+          List<Row> got = out.collectAsList();
+          assertEquals(NTZ_ROWS, got.size());
+          for (Row r : got) {
+            // id is never null: its imputed value is itself.
+            int id = (int) Math.round(r.<Double>getAs("id_imputed"));
+            Row e = expected.get(id);
+            assertNotNull(e, "row " + id);
+            boolean isNull = e.isNullAt(4);
+            assertEquals(isNull, r.<Boolean>getAs("t_isnull"), "row " + id);
+            assertEquals(e.get(1), r.getAs("t_hour"), "hour of row " + id);
+            assertEquals(e.get(2), r.getAs("t_dow"), "day of week of row " + id);
+            assertEquals(e.get(3), r.getAs("t_month"), "month of row " + id);
+            assertEquals(isNull ? mean : e.get(4), r.getAs("t_imputed"), "imputed of row " + id);
+          }
+          assertTrue(report.gpuTasks() + report.cpuTasks() > 0, "no task ran");
+        });
+  }
+
+  /**
+   * The GPU kernel on a timestamp_ntz column gives what the CPU implementation gives (which the
+   * test above holds to Spark SQL). Fails, rather than skips, where the executor has no GPU.
+   */
+  @Test
+  @Tag("gpu")
+  void timestampNtzFeaturesOnTheGpuMatchTheCpuImplementation() {
+    assertTrue(GpuStatus.current().gpu(), "no GPU: " + GpuStatus.current().reason());
+    outsideUtc(
+        () -> {
+          Dataset<Row> in = ntzInput();
+          FeaturePlan plan = FeaturesJob.plan(in, 2);
+          Map<Integer, Row> expected = new HashMap<>();
+          for (Row r : in.collectAsList()) {
+            expected.put(r.getInt(0), FeatureKernel.cpuRow(plan, r));
+          }
+          PipelineReport report = PipelineReport.create(spark);
+          List<Row> gpu = FeaturesJob.features(in, plan, report).collectAsList();
+          assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
+          assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
+          assertEquals(NTZ_ROWS, gpu.size());
+          String[] names = plan.outputSchema().fieldNames();
+          for (Row r : gpu) {
+            int id = (int) Math.round(r.<Double>getAs("id_imputed"));
+            Row cpu = expected.get(id);
+            assertNotNull(cpu, "row " + id);
+            for (int k = 0; k < names.length; k++) {
+              if (names[k].equals(plan.rowId)) {
+                continue;
+              }
+              String at = names[k] + " of row " + id;
+              Object want = cpu.get(k);
+              Object got = r.getAs(names[k]);
+              if (want instanceof Double w) {
+                assertEquals(w, (Double) got, 1e-12 * Math.max(1, Math.abs(w)), at);
+              } else {
+                assertEquals(want, got, at);
+              }
+            }
+          }
+        });
+  }
+
   /**
    * The GPU kernel on NaN and infinities gives what the CPU implementation gives. Fails, rather
    * than skips, where the executor has no GPU: run it on a GPU machine.

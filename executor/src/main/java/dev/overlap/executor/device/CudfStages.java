@@ -151,7 +151,7 @@ public final class CudfStages
         }
         at += BatchLayout.align(Math.max(1, dataLen));
         DeviceMemoryBuffer offsets = null;
-        if (h.isString(c)) {
+        if (h.hasOffsets(c)) {
           offsets = all.slice(at, h.offsetsLength(c));
           made.add(offsets);
           copy(all, at, h, h.offsetsOffset(c), h.offsetsLength(c), stream);

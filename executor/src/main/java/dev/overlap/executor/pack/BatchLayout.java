@@ -31,7 +31,7 @@ public final class BatchLayout {
     int n = types.length;
     double perRow = 0;
     for (ColumnType t : types) {
-      perRow += 1.0 / 8 + (t.isString() ? 4 + stringBytesPerRow : t.width());
+      perRow += 1.0 / 8 + (t.hasOffsets() ? 4 + stringBytesPerRow : t.width());
     }
     long fixedPadding = (long) n * 3 * ALIGN + 64L * n;
     long rows = perRow == 0 ? maxRows : (long) ((bufferBytes - fixedPadding) / perRow);
@@ -55,12 +55,12 @@ public final class BatchLayout {
       at = align(at + validityBytes(capacityRows));
       dataOffset[i] = at;
       dataCapacity[i] =
-          types[i].isString()
+          types[i].hasOffsets()
               ? (long) capacityRows * stringBytesPerRow
               : (long) capacityRows * types[i].width();
       at = align(at + dataCapacity[i]);
       offsetsOffset[i] = at;
-      if (types[i].isString()) {
+      if (types[i].hasOffsets()) {
         at = align(at + 4L * (capacityRows + 1));
       }
     }

@@ -76,7 +76,7 @@ public final class HostBatch implements PackedBatch {
   }
 
   public long dataLength(int c) {
-    return layout.type(c).isString() ? stringBytes[c] : (long) rows * layout.type(c).width();
+    return layout.type(c).hasOffsets() ? stringBytes[c] : (long) rows * layout.type(c).width();
   }
 
   public long offsetsOffset(int c) {
@@ -84,11 +84,12 @@ public final class HostBatch implements PackedBatch {
   }
 
   public long offsetsLength(int c) {
-    return layout.type(c).isString() ? 4L * (rows + 1) : 0;
+    return layout.type(c).hasOffsets() ? 4L * (rows + 1) : 0;
   }
 
-  public boolean isString(int c) {
-    return layout.type(c).isString();
+  /** Whether column {@code c} has an offsets buffer (strings). */
+  public boolean hasOffsets(int c) {
+    return layout.type(c).hasOffsets();
   }
 
   /** Bytes this batch occupies on the device once uploaded: the used regions, each aligned. */
@@ -127,7 +128,7 @@ public final class HostBatch implements PackedBatch {
           nullCounts[c] > 0 ? staging.slice(validityOffset(c), validityLength()) : null;
       HostMemoryBuffer data = staging.slice(dataOffset(c), Math.max(1, dataLength(c)));
       HostMemoryBuffer offsets =
-          isString(c) ? staging.slice(offsetsOffset(c), offsetsLength(c)) : null;
+          hasOffsets(c) ? staging.slice(offsetsOffset(c), offsetsLength(c)) : null;
       out[c] =
           new HostColumnVector(dtypes[c], rows, Optional.of(nullCounts[c]), data, valid, offsets);
     }

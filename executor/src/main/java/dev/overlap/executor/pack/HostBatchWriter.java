@@ -44,7 +44,7 @@ public final class HostBatchWriter {
     precision = new int[n];
     scale = new int[n];
     for (int c = 0; c < n; c++) {
-      dtypes[c] = ColumnType.dtype(schema.fields()[c].dataType());
+      dtypes[c] = layout.type(c).dtype(schema.fields()[c].dataType());
       if (schema.fields()[c].dataType() instanceof DecimalType d) {
         precision[c] = d.precision();
         scale[c] = d.scale();
@@ -79,7 +79,7 @@ public final class HostBatchWriter {
           base + layout.validityOffset[c],
           (byte) 0xFF,
           BatchLayout.validityBytes(layout.capacityRows));
-      if (layout.type(c).isString()) {
+      if (layout.type(c).hasOffsets()) {
         Platform.putInt(null, base + layout.offsetsOffset[c], 0);
       }
     }
@@ -131,7 +131,7 @@ public final class HostBatchWriter {
       return false;
     }
     for (int c = 0; c < layout.columns(); c++) {
-      if (layout.type(c).isString() && !row.isNullAt(c)) {
+      if (layout.type(c).hasOffsets() && !row.isNullAt(c)) {
         long len = row.getUTF8String(c).numBytes();
         if (stringBytes[c] + len > layout.dataCapacity[c]) {
           if (rows == 0) {
@@ -154,15 +154,15 @@ public final class HostBatchWriter {
     long dst = base + layout.dataOffset[c] + (long) at * t.width();
     if (row.isNullAt(c)) {
       setNull(c, at);
-      if (t.isString()) {
+      if (t.hasOffsets()) {
         Platform.putInt(null, offsetAddress(c, at + 1), (int) stringBytes[c]);
       }
       return;
     }
-    if (t.isString()) {
+    if (t.hasOffsets()) {
       putString(c, at, row.getUTF8String(c));
     } else {
-      FixedWidth.put(t, row, c, precision[c], scale[c], dst);
+      t.put(row, c, precision[c], scale[c], dst);
     }
   }
 
@@ -176,7 +176,7 @@ public final class HostBatchWriter {
   public int appendColumns(ColumnarBatch batch, int start, int n) {
     int take = Math.min(n, layout.capacityRows - rows);
     for (int c = 0; c < layout.columns(); c++) {
-      if (layout.type(c).isString()) {
+      if (layout.type(c).hasOffsets()) {
         take = fitStrings(c, batch.column(c), start, take);
       }
     }
@@ -184,7 +184,7 @@ public final class HostBatchWriter {
       return 0;
     }
     for (int c = 0; c < layout.columns(); c++) {
-      if (layout.type(c).isString()) {
+      if (layout.type(c).hasOffsets()) {
         copyStrings(c, take);
       } else if (!copyBulk(c, batch.column(c), start, take)) {
         for (int i = 0; i < take; i++) {
@@ -226,11 +226,11 @@ public final class HostBatchWriter {
   /**
    * Copies a fixed-width column range with one array copy, and its nulls.
    *
-   * @return false when the column must go value by value instead (see {@link BulkCopy#accepts})
+   * @return false when the column must go value by value instead (see {@link ColumnType#copy})
    */
   private boolean copyBulk(int c, ColumnVector v, int start, int n) {
     ColumnType t = layout.type(c);
-    if (!FixedWidth.accepts(t, v)) {
+    if (!t.copy(v, start, n, base + layout.dataOffset[c] + (long) rows * t.width())) {
       return false;
     }
     if (v.hasNull()) {
@@ -240,7 +240,6 @@ public final class HostBatchWriter {
         }
       }
     }
-    FixedWidth.copy(t, v, start, n, base + layout.dataOffset[c] + (long) rows * t.width());
     return true;
   }
 

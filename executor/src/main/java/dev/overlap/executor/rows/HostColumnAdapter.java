@@ -2,7 +2,6 @@ package dev.overlap.executor.rows;
 
 import ai.rapids.cudf.HostColumnVector;
 import dev.overlap.executor.pack.ColumnType;
-import java.math.BigInteger;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -88,24 +87,7 @@ final class HostColumnAdapter extends ColumnVector {
     if (isNullAt(rowId)) {
       return null;
     }
-    switch (type) {
-      case DECIMAL32:
-        return Decimal.createUnsafe(getInt(rowId), precision, scale);
-      case DECIMAL64:
-        return Decimal.createUnsafe(getLong(rowId), precision, scale);
-      case DECIMAL128:
-        long lo = Platform.getLong(null, dataAddress + 16L * rowId);
-        long hi = Platform.getLong(null, dataAddress + 16L * rowId + 8);
-        BigInteger v =
-            BigInteger.valueOf(hi)
-                .shiftLeft(64)
-                .add(
-                    BigInteger.valueOf(lo)
-                        .and(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE)));
-        return Decimal.apply(new java.math.BigDecimal(v, scale), precision, scale);
-      default:
-        throw new UnsupportedOperationException("not a decimal column: " + dataType());
-    }
+    return type.readDecimal(dataAddress, rowId, precision, scale);
   }
 
   @Override

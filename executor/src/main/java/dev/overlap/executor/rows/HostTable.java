@@ -43,7 +43,7 @@ public final class HostTable implements ResultBatch<InternalRow> {
       }
       long n = columns.length == 0 ? 0 : columns[0].getRowCount();
       for (int c = 0; c < columns.length; c++) {
-        DType expected = ColumnType.dtype(schema.fields()[c].dataType());
+        DType expected = ColumnType.dtypeOf(schema.fields()[c].dataType());
         DType actual = columns[c].getType();
         if (!expected.equals(actual)) {
           throw new IllegalArgumentException(

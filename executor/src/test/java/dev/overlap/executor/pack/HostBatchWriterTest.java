@@ -47,6 +47,7 @@ class HostBatchWriterTest {
             field("dec9", DataTypes.createDecimalType(9, 2)),
             field("dec18", DataTypes.createDecimalType(18, 4)),
             field("dec38", DataTypes.createDecimalType(38, 10)),
+            field("ntz", DataTypes.TimestampNTZType),
           });
 
   private final List<HostMemoryBuffer> buffers = new ArrayList<>();
@@ -79,6 +80,7 @@ class HostBatchWriterTest {
                 10),
             38,
             10);
+    v[13] = -1_000_000_000_000_000L + i * 86_413_000_001L; // wall-clock microseconds, no zone
     for (int c = 0; c < v.length; c++) {
       if ((i + c) % 7 == 0) {
         v[c] = null;
@@ -188,7 +190,7 @@ class HostBatchWriterTest {
           case 1 -> vec.putByte(i, (Byte) v[c]);
           case 2 -> vec.putShort(i, (Short) v[c]);
           case 3, 7 -> vec.putInt(i, (Integer) v[c]);
-          case 4, 8 -> vec.putLong(i, (Long) v[c]);
+          case 4, 8, 13 -> vec.putLong(i, (Long) v[c]);
           case 5 -> vec.putFloat(i, (Float) v[c]);
           case 6 -> vec.putDouble(i, (Double) v[c]);
           case 9 -> vec.putByteArray(i, ((UTF8String) v[c]).getBytes());
@@ -344,6 +346,22 @@ class HostBatchWriterTest {
     assertTrue(e.getMessage().contains("'tags' (array<string>)"), e.getMessage());
     assertTrue(e.getMessage().contains("'raw' (binary)"), e.getMessage());
     assertFalse(e.getMessage().contains("'ok'"), e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .contains(
+                "Supported: boolean, tinyint, smallint, int, bigint, float, double, date,"
+                    + " timestamp, timestamp_ntz, string, decimal(p<=38)."),
+        e.getMessage());
+  }
+
+  @Test
+  void timestampNtzIsMicrosecondsLikeTimestamp() {
+    assertEquals(ColumnType.TIMESTAMP_NTZ, ColumnType.of(DataTypes.TimestampNTZType));
+    assertEquals(
+        ai.rapids.cudf.DType.TIMESTAMP_MICROSECONDS,
+        ColumnType.dtypeOf(DataTypes.TimestampNTZType));
+    assertEquals(8, ColumnType.TIMESTAMP_NTZ.width());
+    assertFalse(ColumnType.TIMESTAMP_NTZ.hasOffsets());
   }
 
   @Test

@@ -28,7 +28,8 @@ public final class AllTypesKernel implements GpuKernel {
     "f64 * 2.0 as f64x2",
     "length(s) as slen",
     "not b as nb",
-    "i32 is null as i32null"
+    "i32 is null as i32null",
+    "hour(ntz) as ntzhour"
   };
 
   @Override
@@ -38,7 +39,8 @@ public final class AllTypesKernel implements GpuKernel {
         .add("f64x2", DataTypes.DoubleType)
         .add("slen", DataTypes.IntegerType)
         .add("nb", DataTypes.BooleanType)
-        .add("i32null", DataTypes.BooleanType, false);
+        .add("i32null", DataTypes.BooleanType, false)
+        .add("ntzhour", DataTypes.IntegerType);
   }
 
   @Override
@@ -53,6 +55,10 @@ public final class AllTypesKernel implements GpuKernel {
       made.add(in.getColumn(TestData.col("s")).getCharLengths());
       made.add(in.getColumn(TestData.col("b")).not());
       made.add(i32.isNull());
+      // A TIMESTAMP_NTZ column arrives as TIMESTAMP_MICROSECONDS: its UTC hour is the wall clock's.
+      try (ColumnVector hour = in.getColumn(TestData.col("ntz")).hour()) {
+        made.add(hour.castTo(DType.INT32));
+      }
       ColumnVector[] all = new ColumnVector[n + made.size()];
       for (int i = 0; i < n; i++) {
         all[i] = in.getColumn(i);
@@ -78,7 +84,7 @@ public final class AllTypesKernel implements GpuKernel {
           @Override
           public Row next() {
             Row r = rows.next();
-            Object[] v = new Object[r.length() + 5];
+            Object[] v = new Object[r.length() + 6];
             for (int i = 0; i < r.length(); i++) {
               v[i] = r.get(i);
             }
@@ -94,6 +100,8 @@ public final class AllTypesKernel implements GpuKernel {
             int b = TestData.col("b");
             v[n + 3] = r.isNullAt(b) ? null : !r.getBoolean(b);
             v[n + 4] = r.isNullAt(i32);
+            int ntz = TestData.col("ntz");
+            v[n + 5] = r.isNullAt(ntz) ? null : r.<java.time.LocalDateTime>getAs(ntz).getHour();
             return RowFactory.create(v);
           }
         };

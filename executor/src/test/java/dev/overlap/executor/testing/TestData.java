@@ -35,6 +35,7 @@ public final class TestData {
             f("dec9", DataTypes.createDecimalType(9, 2)),
             f("dec18", DataTypes.createDecimalType(18, 4)),
             f("dec38", DataTypes.createDecimalType(38, 10)),
+            f("ntz", DataTypes.TimestampNTZType),
           });
 
   private TestData() {}
@@ -66,6 +67,10 @@ public final class TestData {
     v[13] =
         new BigDecimal(
             new BigInteger("1234567890123456789012345").multiply(BigInteger.valueOf(i - 20)), 10);
+    // Wall-clock times without a zone, before and after 1970.
+    v[14] =
+        java.time.LocalDateTime.ofEpochSecond(
+            -1_000_000_000L + i * 86_413L, 1000 * (int) (i % 999), java.time.ZoneOffset.UTC);
     for (int c = 1; c < v.length; c++) {
       if ((i + c) % 7 == 0) {
         v[c] = null;
