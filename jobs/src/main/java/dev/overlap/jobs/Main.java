@@ -1,5 +1,6 @@
 package dev.overlap.jobs;
 
+import dev.overlap.executor.trace.TraceFiles;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -166,10 +167,12 @@ public final class Main {
       }
       System.out.println("overlap: " + a.job + " wrote " + output);
       System.out.print(summary.render(rowsOut, slots));
-      return 0;
     } finally {
       spark.stop();
     }
+    // Written by this JVM's executor (local mode) when Spark stopped, with spark.overlap.trace.dir.
+    TraceFiles.svg().ifPresent(p -> System.out.println("overlap: timeline " + p));
+    return 0;
   }
 
   /**
