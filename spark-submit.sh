@@ -175,7 +175,10 @@ if [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]]; then
   [[ -f "$OVERLAP_RAPIDS_JAR" ]] || die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR is not a file"
   ship+=("$OVERLAP_RAPIDS_JAR")
 else
-  ship+=("$here"/jobs/target/cudf/*.jar)
+  cudf_jars=("$here"/jobs/target/cudf/*.jar)
+  [[ -f "${cudf_jars[0]}" ]] ||
+    die "no cuDF jar in $here/jobs/target/cudf: rebuild with mvn -DskipTests package, or set OVERLAP_RAPIDS_JAR"
+  ship+=("${cudf_jars[@]}")
 fi
 jars="$(IFS=,; echo "${ship[*]}")"
 
@@ -194,7 +197,11 @@ fi
 
 # No Spark installation: the same submission with the Spark jars Maven resolved.
 # The JVM options Spark's own launcher would add on Java 17, kept in one file.
-mapfile -t jvm_options <"$here/conf/jvm-options.txt"
+# A read loop rather than mapfile, which the bash that macOS ships (3.2) lacks.
+jvm_options=()
+while IFS= read -r opt; do
+  [[ -n "$opt" ]] && jvm_options+=("$opt")
+done <"$here/conf/jvm-options.txt"
 heap=()
 [[ -n "$driver_memory" ]] && heap=("-Xmx$driver_memory")
 exec "$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" \
