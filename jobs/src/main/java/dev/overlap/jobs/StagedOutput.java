@@ -5,10 +5,14 @@ import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -38,6 +42,11 @@ final class StagedOutput implements AutoCloseable {
 
   static final String STAGING = ".overlap-staging-";
   static final String PREVIOUS = ".overlap-previous-";
+
+  /** What follows {@code .<target>} in the names this class gives: job, host, pid (and time). */
+  private static final Pattern LEFTOVER =
+      Pattern.compile(
+          "\\.overlap-(staging|previous)-(generate|etl|features)-[A-Za-z0-9._]+-[0-9]+(-[0-9]{8}-[0-9]{6})?");
 
   /**
    * For crash tests: names a point ({@code between-tables}, {@code replace}) at which the run
@@ -103,17 +112,33 @@ final class StagedOutput implements AutoCloseable {
       }
       Path previous = null;
       if (fs.exists(target)) {
-        previous = sibling(target, PREVIOUS + job + "-" + ProcessHandle.current().pid());
-        if (!fs.rename(target, previous)) {
-          throw new IOException("cannot move the earlier result '" + target + "' aside");
+        previous =
+            sibling(target, PREVIOUS + job + "-" + host() + "-" + ProcessHandle.current().pid());
+        try {
+          move(fs, target, previous);
+        } catch (IOException e) {
+          throw new UsageException(
+              "cannot move the earlier result '"
+                  + target
+                  + "' aside to replace it ("
+                  + e.getMessage()
+                  + "); it was left as it was. Is it a mount point? Then write to a folder"
+                  + " inside it",
+              e);
         }
       }
       pause("replace");
-      if (!fs.rename(staging, target)) {
+      try {
+        move(fs, staging, target);
+      } catch (IOException e) {
         if (previous != null) {
-          fs.rename(previous, target);
+          try {
+            move(fs, previous, target);
+          } catch (IOException restore) {
+            e.addSuppressed(restore);
+          }
         }
-        throw new IOException("cannot move the new result into '" + target + "'");
+        throw e;
       }
       committed = true;
       if (previous != null && !fs.delete(previous, true)) {
@@ -176,9 +201,10 @@ final class StagedOutput implements AutoCloseable {
 
   /**
    * Puts right what a killed run left beside {@code target}: an earlier result moved aside during a
-   * replace goes back when the target is missing (else it is deleted: the replace had finished),
-   * and staging folders of runs that are no longer alive are deleted. A staging folder of a process
-   * that still runs on this host, or of another host, is left alone.
+   * replace goes back when the target is missing, and is deleted only when a complete output (with
+   * its marker) is in place, the replace having finished; staging folders of runs that are no
+   * longer alive are deleted. A staging folder of a process that still runs on this host, or of
+   * another host, is left alone.
    */
   static void recover(FileSystem fs, Path target) throws IOException {
     Path parent = target.getParent();
@@ -190,19 +216,26 @@ final class StagedOutput implements AutoCloseable {
         fs.listStatus(parent, p -> p.getName().startsWith(prefix + ".overlap-"));
     for (FileStatus s : siblings) {
       String rest = s.getPath().getName().substring(prefix.length());
+      if (!LEFTOVER.matcher(rest).matches()) {
+        continue; // the name of another output that only starts like this one's
+      }
       if (rest.startsWith(PREVIOUS)) {
         if (!fs.exists(target)) {
           LOG.warn("restoring {}: a run was stopped while it replaced it", target);
-          if (!fs.rename(s.getPath(), target)) {
-            throw new IOException("cannot restore the earlier result from " + s.getPath());
-          }
+          move(fs, s.getPath(), target);
+        } else if (writtenBy(fs, target).isPresent()) {
+          fs.delete(s.getPath(), true); // the replace had finished
         } else {
-          fs.delete(s.getPath(), true);
+          // Never delete an earlier result unless a complete one is in place.
+          LOG.warn("left {} alone: {} is not a complete Overlap output", s.getPath(), target);
         }
       }
     }
     for (FileStatus s : siblings) {
       String rest = s.getPath().getName().substring(prefix.length());
+      if (!LEFTOVER.matcher(rest).matches()) {
+        continue;
+      }
       if (rest.startsWith(STAGING) && !aliveHere(rest)) {
         LOG.info("deleting {}: left by a run that was stopped", s.getPath());
         fs.delete(s.getPath(), true);
@@ -223,9 +256,27 @@ final class StagedOutput implements AutoCloseable {
     }
     try {
       long pid = Long.parseLong(parts[parts.length - 3]);
-      return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isPresent();
+      // The same pid as this run's can only be another container's run: count it alive.
+      return pid == ProcessHandle.current().pid() || ProcessHandle.of(pid).isPresent();
     } catch (NumberFormatException e) {
       return false;
+    }
+  }
+
+  /**
+   * Renames {@code from} to {@code to}, which must not exist, as one step or not at all. On the
+   * local file system this is rename(2) itself: Hadoop's local rename falls back to copying file by
+   * file where rename(2) fails (a mount point, another device), which could leave both halves
+   * partial. Elsewhere (HDFS) a rename is one metadata operation.
+   */
+  static void move(FileSystem fs, Path from, Path to) throws IOException {
+    if (fs.exists(to)) {
+      throw new IOException("'" + to + "' exists");
+    }
+    if ("file".equals(from.toUri().getScheme()) && "file".equals(to.toUri().getScheme())) {
+      Files.move(Paths.get(from.toUri()), Paths.get(to.toUri()), StandardCopyOption.ATOMIC_MOVE);
+    } else if (!fs.rename(from, to)) {
+      throw new IOException("cannot rename '" + from + "' to '" + to + "'");
     }
   }
 
