@@ -147,12 +147,6 @@ final class StagedOutput implements AutoCloseable {
     }
   }
 
-  boolean committed() {
-    synchronized (lock) {
-      return committed;
-    }
-  }
-
   /**
    * Deletes the staging folder unless the result was committed; safe from a shutdown hook while the
    * job still runs. Returns whether the result had been committed.
