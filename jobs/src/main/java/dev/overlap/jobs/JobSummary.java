@@ -1,10 +1,13 @@
 package dev.overlap.jobs;
 
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.InputPath;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.api.PipelineTotals;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -43,6 +46,39 @@ final class JobSummary {
   /** A figure worth its own line that is not a time, such as a count of values set aside. */
   void note(String name, String text) {
     phases.put(name, text);
+  }
+
+  /** How the step's GPU tasks got their input; for Parquet, what was decoded or why not. */
+  static String inputLine(String step, PipelineReport r) {
+    StringBuilder sb = new StringBuilder();
+    List<String> paths = new ArrayList<>();
+    for (InputPath p : InputPath.values()) {
+      long n = r.gpuTasks(p);
+      if (n > 0) {
+        String what = p.label() + " (" + n + (n == 1 ? " task" : " tasks");
+        if (p == InputPath.PARQUET) {
+          what +=
+              String.format(
+                  Locale.ROOT,
+                  ": %,d files, %,d row groups, %.2f GB compressed, decode %.2f s",
+                  r.parquetFiles(),
+                  r.parquetRowGroups(),
+                  r.parquetCompressedBytes() / 1e9,
+                  r.decodeNanos() / 1e9);
+        }
+        paths.add(what + ")");
+      }
+    }
+    sb.append(String.format(Locale.ROOT, "%-14s input: %s%n", "", String.join("; ", paths)));
+    List<String> why = r.parquetFallbacks();
+    for (int i = 0; i < Math.min(3, why.size()); i++) {
+      sb.append(String.format(Locale.ROOT, "%-14s decoded on the host: %s%n", "", why.get(i)));
+    }
+    if (why.size() > 3) {
+      sb.append(
+          String.format(Locale.ROOT, "%-14s (%d more reasons in the log)%n", "", why.size() - 3));
+    }
+    return sb.toString();
   }
 
   String render(long rowsOut, int slots) {
@@ -88,6 +124,7 @@ final class JobSummary {
                 r.busyNanos(PipelineStage.UPLOAD) / 1e9,
                 r.busyNanos(PipelineStage.COMPUTE) / 1e9,
                 r.busyNanos(PipelineStage.DOWNLOAD) / 1e9));
+        sb.append(inputLine(e.getKey(), r));
       }
       if (r.cpuTasks() > 0) {
         // Rows are counted per step, not per path: beside GPU tasks, they are both paths' rows.

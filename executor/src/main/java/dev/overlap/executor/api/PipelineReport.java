@@ -1,6 +1,7 @@
 package dev.overlap.executor.api;
 
 import java.io.Serializable;
+import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.SparkSession;
 
@@ -39,6 +40,27 @@ public interface PipelineReport extends Serializable {
 
   /** Summed busy nanoseconds of a stage over this job's batches. */
   long busyNanos(PipelineStage s);
+
+  /** Tasks on the GPU path whose input reached the device by {@code path}. */
+  long gpuTasks(InputPath path);
+
+  /** Parquet files (or parts of files) the GPU decoded. */
+  long parquetFiles();
+
+  /** Parquet row groups the GPU decoded. */
+  long parquetRowGroups();
+
+  /** Compressed bytes of Parquet column chunks copied to the GPU. */
+  long parquetCompressedBytes();
+
+  /** Summed time the GPU spent decoding Parquet for this job. */
+  long decodeNanos();
+
+  /**
+   * Why tasks whose input was a Parquet scan were decoded on the host instead of the GPU: each
+   * reason once, at most 20, each naming the file and column at fault.
+   */
+  List<String> parquetFallbacks();
 
   /** Summed time the task threads waited for a free pinned staging buffer. */
   long stagingWaitNanos();

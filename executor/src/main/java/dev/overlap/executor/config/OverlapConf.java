@@ -33,6 +33,19 @@ public final class OverlapConf {
     FAIL
   }
 
+  /** How a Parquet scan under a kernel reaches the GPU. */
+  public enum ParquetDecode {
+    /**
+     * The GPU decodes the file's compressed column chunks where it can read the file exactly as
+     * Spark would; a task with a file it cannot falls back to the host path, with the reason.
+     */
+    AUTO,
+    /** Spark decodes on the host and the values are packed and copied, as for any input. */
+    HOST,
+    /** As AUTO, but a file the GPU path cannot read fails its task with the reason. */
+    GPU
+  }
+
   public static final ConfigEntry<Boolean> ENABLED =
       ConfigEntry.builder(PREFIX + "enabled")
           .doc(
@@ -125,6 +138,27 @@ public final class OverlapConf {
                   + " memory and keeps the pool for staging alone.")
           .booleanConf(true);
 
+  public static final ConfigEntry<ParquetDecode> PARQUET_DECODE =
+      ConfigEntry.builder(PREFIX + "parquet.decode")
+          .doc(
+              "Where Parquet input under a kernel is decoded, when the kernel's input is a plain"
+                  + " Parquet scan (column pruning and renaming allowed, nothing computed on the way):"
+                  + " AUTO copies the projected columns' compressed chunks to the GPU and decodes"
+                  + " them there, falling back to the host for a task with a file the GPU cannot"
+                  + " read exactly as Spark would (encrypted, a codec cuDF lacks, the legacy"
+                  + " calendar, INT96, nested or mismatched types), with the reason in the job"
+                  + " summary; HOST always decodes on the host; GPU fails such a task instead.")
+          .enumConf(ParquetDecode.class, ParquetDecode.AUTO);
+
+  public static final ConfigEntry<Long> PARQUET_BATCH_BYTES =
+      ConfigEntry.builder(PREFIX + "parquet.batchBytes")
+          .doc(
+              "Compressed bytes of column chunks gathered into one batch when the GPU decodes"
+                  + " Parquet: row groups (of one or several files) are added while they fit."
+                  + " 0 means the staging buffer size, which is also the most it can be. A row group"
+                  + " larger than that is read into a buffer of its own.")
+          .bytesConf("0", 0);
+
   public static final ConfigEntry<String> TRACE_DIR =
       ConfigEntry.builder(PREFIX + "trace.dir")
           .doc(
@@ -151,6 +185,8 @@ public final class OverlapConf {
           BATCH_MAX_ROWS,
           STRING_BYTES_PER_ROW,
           RESULTS_PINNED,
+          PARQUET_DECODE,
+          PARQUET_BATCH_BYTES,
           TRACE_DIR);
 
   private final Map<ConfigEntry<?>, Object> values;

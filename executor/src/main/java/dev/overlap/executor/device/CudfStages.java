@@ -180,7 +180,7 @@ public final class CudfStages
       stream.sync();
       throw Closing.after(e, made);
     }
-    DeviceBatch previous = streams.swapLastUpload(batch);
+    Uploaded previous = streams.swapLastUpload(batch);
     if (previous != null) {
       previous.awaitCopied();
     }
@@ -194,10 +194,25 @@ public final class CudfStages
     } else {
       batch.awaitCopied();
     }
-    Table input = batch.table();
-    Table out = kernel.apply(input);
-    if (out == null) {
-      throw new IllegalStateException(kernel.name() + " returned null instead of a Table");
+    return runKernel(batch.table(), batch.retain());
+  }
+
+  /**
+   * Runs the kernel on {@code input} on this thread's stream; the result keeps {@code keep} (what
+   * the kernel reads) until the kernel's work is done, and closes it then. On failure {@code keep}
+   * is closed here.
+   */
+  DeviceResult runKernel(Table input, AutoCloseable keep) {
+    Table out;
+    try {
+      out = kernel.apply(input);
+      if (out == null) {
+        throw new IllegalStateException(kernel.name() + " returned null instead of a Table");
+      }
+    } catch (RuntimeException e) {
+      throw Closing.after(e, List.of(keep));
+    } catch (Error e) {
+      throw Closing.after(e, List.of(keep));
     }
     if (out == input) {
       // The pipeline closes the input after this stage: keep our own references.
@@ -215,15 +230,15 @@ public final class CudfStages
       }
       computed = new Cuda.Event();
     } catch (RuntimeException e) {
-      throw Closing.after(e, List.of(out));
+      throw Closing.after(e, List.of(out, keep));
     }
     try {
       computed.record(Cuda.DEFAULT_STREAM);
     } catch (RuntimeException e) {
-      throw Closing.after(e, List.of(out, computed));
+      throw Closing.after(e, List.of(out, computed, keep));
     }
-    // The input stays referenced until the kernel's work is done (DeviceResult.close).
-    return new DeviceResult(out, computed, batch.retain());
+    // What the kernel reads stays referenced until its work is done (DeviceResult.close).
+    return new DeviceResult(out, computed, keep);
   }
 
   @Override

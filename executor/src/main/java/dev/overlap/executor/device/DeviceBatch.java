@@ -15,7 +15,7 @@ import dev.overlap.executor.pack.HostBatch;
  * the first call releases, later calls return at once. {@link #close} waits for the copies too, so
  * a batch dropped before it computed never frees memory a copy is still using.
  */
-public final class DeviceBatch implements AutoCloseable {
+public final class DeviceBatch implements Uploaded {
   private final Table table;
   private final Cuda.Event copied;
   private HostBatch host;
@@ -52,6 +52,7 @@ public final class DeviceBatch implements AutoCloseable {
   }
 
   /** Waits for this batch's copies and releases the host batch; returns when they completed. */
+  @Override
   public synchronized long awaitCopied() {
     if (host != null) {
       copied.sync();

@@ -7,8 +7,9 @@ import java.util.List;
 
 /**
  * A kernel's output on the device, which the compute stream may still be producing: the output
- * table, the event recorded after the kernel's work, and the input batch, kept until that event so
- * the kernel never reads freed memory.
+ * table, the event recorded after the kernel's work, and what the kernel reads (the input batch, or
+ * the decoded table and the chunks it came from), kept until that event so the kernel never reads
+ * freed memory.
  *
  * <p>{@link #awaitComputed} blocks until the kernel's work is done. {@link #close} waits for it
  * too, so a result dropped early never frees memory a kernel is still using.
@@ -16,11 +17,11 @@ import java.util.List;
 public final class DeviceResult implements AutoCloseable {
   private final Table output;
   private final Cuda.Event computed;
-  private final DeviceBatch input;
+  private final AutoCloseable input;
   private boolean closed;
 
   /** Takes ownership of all three. */
-  DeviceResult(Table output, Cuda.Event computed, DeviceBatch input) {
+  DeviceResult(Table output, Cuda.Event computed, AutoCloseable input) {
     this.output = output;
     this.computed = computed;
     this.input = input;

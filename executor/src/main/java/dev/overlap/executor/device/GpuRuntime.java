@@ -36,6 +36,7 @@ public final class GpuRuntime implements AutoCloseable {
   private final BoundedPool<HostMemoryBuffer> staging;
   private final boolean stagingPinned;
   private final StagePipeline pipeline;
+  private final Thread warmup;
   private boolean closed;
 
   private GpuRuntime(
@@ -46,7 +47,8 @@ public final class GpuRuntime implements AutoCloseable {
       StreamPair streams,
       BoundedPool<HostMemoryBuffer> staging,
       boolean stagingPinned,
-      StagePipeline pipeline) {
+      StagePipeline pipeline,
+      Thread warmup) {
     this.device = device;
     this.conf = conf;
     this.ownsRmm = ownsRmm;
@@ -55,6 +57,7 @@ public final class GpuRuntime implements AutoCloseable {
     this.staging = staging;
     this.stagingPinned = stagingPinned;
     this.pipeline = pipeline;
+    this.warmup = warmup;
   }
 
   /**
@@ -118,7 +121,9 @@ public final class GpuRuntime implements AutoCloseable {
               "overlap",
               () -> Cuda.setDevice(device));
       pipeline.listener(new NvtxStages());
-      return new GpuRuntime(device, conf, ownsRmm, ownsPinned, streams, staging, pinned, pipeline);
+      Thread warmup = DecodeWarmup.start(device);
+      return new GpuRuntime(
+          device, conf, ownsRmm, ownsPinned, streams, staging, pinned, pipeline, warmup);
     } catch (RuntimeException | Error e) {
       java.util.Collections.reverse(made);
       Closing.after(e, made);
@@ -157,6 +162,12 @@ public final class GpuRuntime implements AutoCloseable {
       throw new IllegalStateException("GpuRuntime closed twice");
     }
     closed = true;
+    try {
+      // It uses RMM: let it finish before RMM goes.
+      warmup.join(60_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     List<AutoCloseable> steps = new ArrayList<>(List.of(pipeline, staging, streams));
     if (ownsPinnedPool) {
       steps.add(PinnedMemoryPool::shutdown);

@@ -12,7 +12,7 @@ public final class StreamPair implements AutoCloseable {
   private final Cuda.Stream download;
   private boolean closed;
   // Touched by the upload thread only.
-  private DeviceBatch lastUpload;
+  private Uploaded lastUpload;
 
   public StreamPair() {
     this.copy = new Cuda.Stream(true);
@@ -40,8 +40,8 @@ public final class StreamPair implements AutoCloseable {
    * Records {@code batch} as the newest upload on the copy stream and returns the one before it,
    * whose copies the caller waits for. Called from the upload thread only.
    */
-  DeviceBatch swapLastUpload(DeviceBatch batch) {
-    DeviceBatch previous = lastUpload;
+  Uploaded swapLastUpload(Uploaded batch) {
+    Uploaded previous = lastUpload;
     lastUpload = batch;
     return previous;
   }

@@ -1,11 +1,16 @@
 package dev.overlap.executor.spark;
 
+import dev.overlap.executor.api.InputPath;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.PipelineStage;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.CollectionAccumulator;
 import org.apache.spark.util.LongAccumulator;
 
 /**
@@ -25,6 +30,12 @@ public final class JobReport implements PipelineReport {
   private final LongAccumulator resultWait;
   private final LongAccumulator cpuKernel;
   private final Map<PipelineStage, LongAccumulator> busy = new EnumMap<>(PipelineStage.class);
+  private final Map<InputPath, LongAccumulator> pathTasks = new EnumMap<>(InputPath.class);
+  private final LongAccumulator parquetFiles;
+  private final LongAccumulator parquetRowGroups;
+  private final LongAccumulator parquetBytes;
+  private final LongAccumulator decode;
+  private final CollectionAccumulator<String> fallbacks;
 
   /** Registers a fresh set of accumulators on the session's context. */
   public JobReport(SparkSession spark) {
@@ -41,6 +52,36 @@ public final class JobReport implements PipelineReport {
     for (PipelineStage s : PipelineStage.values()) {
       busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
     }
+    for (InputPath p : InputPath.values()) {
+      pathTasks.put(p, sc.longAccumulator("overlap.gpuTasks." + p.name().toLowerCase(Locale.ROOT)));
+    }
+    parquetFiles = sc.longAccumulator("overlap.parquet.files");
+    parquetRowGroups = sc.longAccumulator("overlap.parquet.rowGroups");
+    parquetBytes = sc.longAccumulator("overlap.parquet.compressedBytes");
+    decode = sc.longAccumulator("overlap.busyNanos.decode");
+    fallbacks = sc.collectionAccumulator("overlap.parquet.fallbacks");
+  }
+
+  /**
+   * What a task that decoded Parquet on the GPU read.
+   *
+   * @param files files (or parts of files) with at least one row group read
+   * @param compressedBytes bytes of column chunks copied
+   * @param decodeNanos time the GPU spent decoding them
+   */
+  public record ScanFigures(long files, long rowGroups, long compressedBytes, long decodeNanos) {}
+
+  /** Adds one task's Parquet figures; called on the executor. */
+  public void addScan(ScanFigures f) {
+    parquetFiles.add(f.files());
+    parquetRowGroups.add(f.rowGroups());
+    parquetBytes.add(f.compressedBytes());
+    decode.add(f.decodeNanos());
+  }
+
+  /** Records why a task's Parquet input was decoded on the host; called on the executor. */
+  public void addFallback(String reason) {
+    fallbacks.add(reason);
   }
 
   /**
@@ -51,6 +92,7 @@ public final class JobReport implements PipelineReport {
    * @param resultWaitNanos time the task's thread waited for a result from the GPU
    */
   public record GpuTask(
+      InputPath path,
       long rowsIn,
       long rowsOut,
       long batches,
@@ -62,6 +104,7 @@ public final class JobReport implements PipelineReport {
   /** Adds one task that ran on the GPU; called on the executor. */
   public void addGpuTask(GpuTask t) {
     gpuTasks.add(1);
+    pathTasks.get(t.path()).add(1);
     stagingWait.add(t.stagingWaitNanos());
     resultWait.add(t.resultWaitNanos());
     rowsIn.add(t.rowsIn());
@@ -122,6 +165,37 @@ public final class JobReport implements PipelineReport {
   @Override
   public long busyNanos(PipelineStage s) {
     return busy.get(s).value();
+  }
+
+  @Override
+  public long gpuTasks(InputPath path) {
+    return pathTasks.get(path).value();
+  }
+
+  @Override
+  public long parquetFiles() {
+    return parquetFiles.value();
+  }
+
+  @Override
+  public long parquetRowGroups() {
+    return parquetRowGroups.value();
+  }
+
+  @Override
+  public long parquetCompressedBytes() {
+    return parquetBytes.value();
+  }
+
+  @Override
+  public long decodeNanos() {
+    return decode.value();
+  }
+
+  @Override
+  public List<String> parquetFallbacks() {
+    Set<String> distinct = new TreeSet<>(fallbacks.value());
+    return distinct.stream().limit(20).toList();
   }
 
   @Override

@@ -1,12 +1,15 @@
 package dev.overlap.executor.spark;
 
+import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.InputPath;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.CudfStages;
 import dev.overlap.executor.device.GpuRuntime;
+import dev.overlap.executor.device.ParquetStages;
 import dev.overlap.executor.pack.BatchLayout;
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pack.ColumnType;
@@ -14,18 +17,31 @@ import dev.overlap.executor.pack.ColumnarSource;
 import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pack.HostBatchWriter;
 import dev.overlap.executor.pack.RowSource;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.TaskTag;
 import dev.overlap.executor.rows.HostTable;
+import dev.overlap.executor.scan.FilePlan;
+import dev.overlap.executor.scan.NotForGpu;
+import dev.overlap.executor.scan.ParquetSource;
+import java.io.IOException;
 import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.TaskCompletionListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a kernel over one partition on the executor: through the GPU pipeline when the executor has
@@ -33,6 +49,10 @@ import org.apache.spark.util.TaskCompletionListener;
  */
 public final class PartitionRunner implements Serializable {
   private static final long serialVersionUID = 1L;
+
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
+  // Each fallback reason is logged once per executor.
+  private static final Set<String> FALLBACKS_LOGGED = ConcurrentHashMap.newKeySet();
 
   private final GpuKernel kernel;
   private final StructType inSchema;
@@ -65,15 +85,15 @@ public final class PartitionRunner implements Serializable {
 
   public Iterator<InternalRow> runRows(Iterator<InternalRow> rows) {
     if (useGpu()) {
-      return runGpu(w -> new RowSource(rows, w));
+      return runGpu(InputPath.ROWS, w -> new RowSource(rows, w));
     }
     return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, rows);
   }
 
-  /** Batches of the plan {@link ColumnarPlans#columnarChild} found. */
+  /** Batches of the plan {@link ColumnarPlans#columnar} found, its selected columns only. */
   public Iterator<InternalRow> runColumnar(Iterator<ColumnarBatch> batches) {
     if (useGpu()) {
-      return runGpu(w -> new ColumnarSource(batches, w));
+      return runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(batches, w));
     }
     return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(batches));
   }
@@ -104,11 +124,83 @@ public final class PartitionRunner implements Serializable {
   }
 
   /**
+   * A partition of a Parquet scan: the GPU decodes its files' column chunks unless the job chose
+   * the host path or a file needs it ({@code hostBatches}, Spark's own decode, is then read).
+   */
+  public Iterator<InternalRow> runParquet(
+      ParquetInput input, int partition, Iterator<ColumnarBatch> hostBatches) {
+    if (!useGpu()) {
+      return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(hostBatches));
+    }
+    OverlapConf.ParquetDecode mode = job().get(OverlapConf.PARQUET_DECODE);
+    if (mode == OverlapConf.ParquetDecode.HOST) {
+      return runColumnar(hostBatches);
+    }
+    List<FilePlan> plans;
+    try {
+      plans = input.plan(partition);
+    } catch (NotForGpu e) {
+      if (mode == OverlapConf.ParquetDecode.GPU) {
+        throw new IllegalStateException(
+            e.reason()
+                + ". "
+                + OverlapConf.PARQUET_DECODE.key()
+                + "=GPU forbids decoding it on the host; set it to AUTO to let it.");
+      }
+      if (FALLBACKS_LOGGED.add(e.reason())) {
+        LOG.info("Parquet decoded on the host: {}", e.reason());
+      }
+      if (report != null) {
+        report.addFallback(e.reason());
+      }
+      return runColumnar(hostBatches);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
+    OverlapConf job = job();
+    ParquetSource source =
+        new ParquetSource(
+            plans,
+            input.conf(),
+            job.get(OverlapConf.PARQUET_BATCH_BYTES),
+            job.get(OverlapConf.BATCH_MAX_ROWS));
+    DType[] types = new DType[inSchema.fields().length];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = ColumnType.dtypeOf(inSchema.fields()[i].dataType());
+    }
+    ParquetStages stages = new ParquetStages(gpu.streams(), kernelStages(gpu, job), types);
+    return drive(
+        gpu,
+        stages,
+        source,
+        f -> {
+          record(InputPath.PARQUET, f);
+          if (report != null) {
+            report.addScan(
+                new JobReport.ScanFigures(
+                    source.filesRead(),
+                    source.rowGroupsRead(),
+                    source.compressedBytesRead(),
+                    source.decodeNanos()));
+          }
+        });
+  }
+
+  private CudfStages kernelStages(GpuRuntime gpu, OverlapConf job) {
+    return new CudfStages(
+        gpu.streams(),
+        kernel,
+        outSchema,
+        new CudfStages.Options(Long.MAX_VALUE, false, job.get(OverlapConf.RESULTS_PINNED)));
+  }
+
+  /**
    * The task's batches through the executor pipeline, keeping up to {@code
    * spark.overlap.prefetch.batchesPerTask} in flight; the result rows in order.
    */
   private Iterator<InternalRow> runGpu(
-      Function<HostBatchWriter, BatchSource<HostMemoryBuffer, HostBatch>> input) {
+      InputPath path, Function<HostBatchWriter, BatchSource<HostMemoryBuffer, HostBatch>> input) {
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
     ColumnType[] types = ColumnType.forSchema(inSchema, "input of " + kernel.name());
@@ -120,6 +212,14 @@ public final class PartitionRunner implements Serializable {
             job.get(OverlapConf.STRING_BYTES_PER_ROW));
     BatchSource<HostMemoryBuffer, HostBatch> source =
         input.apply(new HostBatchWriter(inSchema, layout));
+    return drive(gpu, kernelStages(gpu, job), source, f -> record(path, f));
+  }
+
+  private <H extends PackedBatch> Iterator<InternalRow> drive(
+      GpuRuntime gpu,
+      BatchStages<H, ?, ?, HostTable> stages,
+      BatchSource<HostMemoryBuffer, H> source,
+      Consumer<TaskDriver.Figures> onFinish) {
     TaskContext ctx = TaskContext.get();
     String name =
         ctx == null
@@ -130,20 +230,16 @@ public final class PartitionRunner implements Serializable {
                 + ctx.partitionId()
                 + " task "
                 + ctx.taskAttemptId();
-    TaskDriver<HostMemoryBuffer, HostBatch, HostTable, InternalRow> driver =
+    TaskDriver<HostMemoryBuffer, H, HostTable, InternalRow> driver =
         new TaskDriver<>(
             gpu.pipeline(),
             gpu.staging(),
-            new CudfStages(
-                gpu.streams(),
-                kernel,
-                outSchema,
-                new CudfStages.Options(Long.MAX_VALUE, false, job.get(OverlapConf.RESULTS_PINNED))),
+            stages,
             source,
             new TaskTag(
                 ctx == null ? -1 : ctx.taskAttemptId(), ctx == null ? -1 : ctx.partitionId(), name),
-            job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
-            report == null ? null : this::record);
+            job().get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
+            report == null ? null : onFinish);
     if (ctx != null) {
       // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
       ctx.addTaskCompletionListener((TaskCompletionListener) c -> driver.finish());
@@ -151,12 +247,13 @@ public final class PartitionRunner implements Serializable {
     return driver;
   }
 
-  private void record(TaskDriver.Figures f) {
+  private void record(InputPath path, TaskDriver.Figures f) {
     Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
     nanos.put(PipelineStage.PACK, f.packNanos());
     f.busyNanos().forEach((s, n) -> nanos.put(SparkEngine.publicStage(s), n));
     report.addGpuTask(
         new JobReport.GpuTask(
+            path,
             f.rowsIn(),
             f.rowsOut(),
             f.batches(),

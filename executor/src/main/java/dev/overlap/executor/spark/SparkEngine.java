@@ -18,6 +18,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -55,11 +56,29 @@ public final class SparkEngine implements Engine {
             OverlapConf.jobSettings(
                 k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
     SparkPlan plan = ds.queryExecution().executedPlan();
-    SparkPlan columnar = ColumnarPlans.columnarChild(plan);
+    ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
     RDD<InternalRow> result;
     if (columnar != null) {
-      RDD<ColumnarBatch> batches = columnar.executeColumnar();
-      result = batches.toJavaRDD().mapPartitions(runner::runColumnar).rdd();
+      RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
+      int[] columns = columnar.columns();
+      FileSourceScanExec scan = columnar.parquetScan();
+      ParquetInput parquet =
+          scan == null ? null : ParquetInput.of(scan, columnar.names(), in, ds.sparkSession());
+      if (parquet != null) {
+        result =
+            batches
+                .toJavaRDD()
+                .mapPartitionsWithIndex(
+                    (i, it) -> runner.runParquet(parquet, i, ColumnarPlans.select(columns, it)),
+                    true)
+                .rdd();
+      } else {
+        result =
+            batches
+                .toJavaRDD()
+                .mapPartitions(it -> runner.runColumnar(ColumnarPlans.select(columns, it)))
+                .rdd();
+      }
     } else {
       result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
     }

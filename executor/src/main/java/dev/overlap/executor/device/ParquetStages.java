@@ -1,0 +1,142 @@
+package dev.overlap.executor.device;
+
+import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.DeviceMemoryBuffer;
+import ai.rapids.cudf.Scalar;
+import ai.rapids.cudf.Table;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.rows.HostTable;
+import dev.overlap.executor.scan.ChunkBatch;
+import dev.overlap.executor.scan.FileColumns;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The GPU work of a task's Parquet batches: upload copies the compressed column chunks on the copy
+ * stream (one copy per batch: the chunks lie back to back in the staging buffer); compute decodes
+ * them with cuDF's Parquet reader on the compute thread's stream, makes the columns the kernel's
+ * declared types (a cast where the file's type is narrower, nulls for a column a file lacks), runs
+ * the kernel; download is {@link CudfStages#download}.
+ */
+public final class ParquetStages
+    implements BatchStages<ChunkBatch, DeviceChunks, DeviceResult, HostTable> {
+  private final StreamPair streams;
+  private final CudfStages kernelStages;
+  private final DType[] types;
+
+  /**
+   * @param types the kernel's input types, in its column order
+   */
+  public ParquetStages(StreamPair streams, CudfStages kernelStages, DType[] types) {
+    this.streams = streams;
+    this.kernelStages = kernelStages;
+    this.types = types;
+  }
+
+  @Override
+  public DeviceChunks upload(ChunkBatch h) {
+    Cuda.Stream stream = streams.copyStream();
+    List<AutoCloseable> made = new ArrayList<>();
+    DeviceChunks batch;
+    try {
+      DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(Math.max(1, h.copyBytes()), stream);
+      made.add(all);
+      if (h.copyBytes() > 0) {
+        all.copyFromHostBufferAsync(0, h.buffer(), 0, h.copyBytes(), stream);
+      }
+      Cuda.Event copied = new Cuda.Event();
+      made.add(copied);
+      copied.record(stream);
+      batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), h.decodeNanos());
+    } catch (RuntimeException e) {
+      // The copy may already be reading the staging buffer: let it finish first.
+      try {
+        stream.sync();
+      } catch (RuntimeException s) {
+        e.addSuppressed(s);
+      }
+      throw Closing.after(e, made);
+    }
+    Uploaded previous = streams.swapLastUpload(batch);
+    if (previous != null) {
+      previous.awaitCopied();
+    }
+    return batch;
+  }
+
+  @Override
+  public DeviceResult compute(DeviceChunks chunks) {
+    chunks.awaitCopied();
+    long start = System.nanoTime();
+    Table input = decode(chunks);
+    try {
+      Cuda.DEFAULT_STREAM.sync();
+    } catch (RuntimeException e) {
+      throw Closing.after(e, List.of(input));
+    }
+    chunks.decodeNanos().add(System.nanoTime() - start);
+    DeviceChunks kept = chunks.retain();
+    return kernelStages.runKernel(input, () -> Closing.all(List.of(input, kept)));
+  }
+
+  /** Decodes every piece and puts the columns in the kernel's order and types. */
+  private Table decode(DeviceChunks chunks) {
+    List<Table> parts = new ArrayList<>();
+    try {
+      for (ChunkBatch.Piece p : chunks.pieces()) {
+        DeviceMemoryBuffer[] slices = new DeviceMemoryBuffer[p.at().length];
+        List<AutoCloseable> views = new ArrayList<>();
+        try {
+          for (int i = 0; i < slices.length; i++) {
+            slices[i] = chunks.chunks().slice(p.at()[i], p.lengths()[i]);
+            views.add(slices[i]);
+          }
+          try (Table decoded = p.reader().materializeAllColumns(p.rowGroups(), slices)) {
+            parts.add(arrange(decoded, p.columns(), p.rows(), p.file()));
+          }
+        } finally {
+          Closing.all(views);
+        }
+      }
+      if (parts.size() == 1) {
+        return parts.remove(0);
+      }
+      return Table.concatenate(parts.toArray(new Table[0]));
+    } finally {
+      Closing.all(parts);
+    }
+  }
+
+  /** The kernel's columns from one file's decoded columns. */
+  private Table arrange(Table decoded, FileColumns columns, long rows, String file) {
+    if (decoded.getRowCount() != rows) {
+      throw new IllegalStateException(
+          file + ": decoded " + decoded.getRowCount() + " rows, the footer says " + rows);
+    }
+    List<ColumnVector> cols = new ArrayList<>();
+    try {
+      for (int c = 0; c < types.length; c++) {
+        int at = columns.decodedIndex(c);
+        if (at < 0) {
+          try (Scalar none = Scalar.fromNull(types[c])) {
+            cols.add(ColumnVector.fromScalar(none, (int) rows));
+          }
+        } else {
+          ColumnVector v = decoded.getColumn(at);
+          cols.add(v.getType().equals(types[c]) ? v.incRefCount() : v.castTo(types[c]));
+        }
+      }
+      return new Table(cols.toArray(new ColumnVector[0]));
+    } finally {
+      Closing.all(cols);
+    }
+  }
+
+  @Override
+  public HostTable download(DeviceResult result) {
+    return kernelStages.download(result);
+  }
+}

@@ -1,0 +1,145 @@
+package dev.overlap.executor.scan;
+
+import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.HybridScanReader;
+import dev.overlap.executor.pipeline.PackedBatch;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One batch of Parquet input for the GPU to decode: the compressed column chunks of some row groups
+ * of one or more files, read back to back into a host buffer, and per file a cuDF reader that knows
+ * how to decode them.
+ *
+ * <p>Ownership: the batch owns its buffer (handed back through {@code release} when the last owner
+ * closes it) and its pieces' readers until {@link #takePieces} hands them to the stage that decodes
+ * them. {@link #retain} adds an owner (the upload keeps one until its copy is done).
+ */
+public final class ChunkBatch implements PackedBatch {
+  /**
+   * The chunks of one file in this batch.
+   *
+   * @param reader decodes them; built from the file's footer with its columns selected
+   * @param rowGroups the row groups, indices in the file
+   * @param at where each chunk starts in the batch's buffer, in the order the reader wants them
+   * @param lengths each chunk's length
+   * @param rows rows in those row groups
+   * @param columns how the decoded columns answer the kernel's input
+   * @param file the file's name, for messages
+   */
+  public record Piece(
+      HybridScanReader reader,
+      int[] rowGroups,
+      long[] at,
+      long[] lengths,
+      long rows,
+      FileColumns columns,
+      String file) {}
+
+  private final HostMemoryBuffer buffer;
+  private final Runnable release;
+  private List<Piece> pieces;
+  private final long rows;
+  private final long bytes;
+  private final long deviceBytes;
+  private final LongAdder decodeNanos;
+  private int refs = 1;
+
+  ChunkBatch(
+      HostMemoryBuffer buffer,
+      Runnable release,
+      List<Piece> pieces,
+      long rows,
+      long bytes,
+      long deviceBytes,
+      LongAdder decodeNanos) {
+    this.buffer = buffer;
+    this.release = release;
+    this.pieces = pieces;
+    this.rows = rows;
+    this.bytes = bytes;
+    this.deviceBytes = deviceBytes;
+    this.decodeNanos = decodeNanos;
+  }
+
+  @Override
+  public int rows() {
+    return (int) rows;
+  }
+
+  /** The chunks' bytes, from the start of {@link #buffer}. */
+  @Override
+  public long copyBytes() {
+    return bytes;
+  }
+
+  /** The compressed chunks and the decoded columns, as the footer sizes them. */
+  @Override
+  public long deviceBytes() {
+    return deviceBytes;
+  }
+
+  public HostMemoryBuffer buffer() {
+    return buffer;
+  }
+
+  /** Where the decode stage adds the time it spent on this batch's task. */
+  public LongAdder decodeNanos() {
+    return decodeNanos;
+  }
+
+  /** Hands the pieces, and the readers in them, to the caller; a second call fails. */
+  public synchronized List<Piece> takePieces() {
+    if (pieces == null) {
+      throw new IllegalStateException("pieces already taken");
+    }
+    List<Piece> p = pieces;
+    pieces = null;
+    return p;
+  }
+
+  public synchronized ChunkBatch retain() {
+    if (refs <= 0) {
+      throw new IllegalStateException("ChunkBatch already closed");
+    }
+    refs++;
+    return this;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (refs <= 0) {
+      throw new IllegalStateException("ChunkBatch closed twice");
+    }
+    if (--refs > 0) {
+      return;
+    }
+    try {
+      if (pieces != null) {
+        closeReaders(pieces);
+        pieces = null;
+      }
+    } finally {
+      release.run();
+    }
+  }
+
+  /** Closes every piece's reader, each even when one before it failed. */
+  public static void closeReaders(List<Piece> pieces) {
+    RuntimeException first = null;
+    for (Piece p : pieces) {
+      try {
+        p.reader().close();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}
