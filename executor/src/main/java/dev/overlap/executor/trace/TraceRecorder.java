@@ -26,7 +26,7 @@ public final class TraceRecorder implements StageListener {
 
   /** One stage of one batch. */
   public record Span(
-      Stage stage,
+      SpanKind kind,
       int track,
       long taskId,
       int partition,
@@ -62,13 +62,13 @@ public final class TraceRecorder implements StageListener {
     this.maxSpans = maxSpans;
   }
 
-  /** The pipeline thread's track of {@code stage}; packing runs on task threads instead. */
-  static Track pipelineTrack(Stage stage) {
-    return switch (stage) {
+  /** The pipeline thread's track of {@code kind}; packing runs on task threads. */
+  static Track pipelineTrack(SpanKind kind) {
+    return switch (kind) {
       case UPLOAD -> new Track(1, "upload thread", 1_000_001);
       case COMPUTE -> new Track(2, "compute thread", 1_000_002);
       case DOWNLOAD -> new Track(3, "download thread", 1_000_003);
-      case PACK -> throw new IllegalArgumentException("packing runs on task threads");
+      case PACK -> throw new IllegalArgumentException(kind.label() + " runs on task threads");
     };
   }
 
@@ -84,6 +84,17 @@ public final class TraceRecorder implements StageListener {
       long startNanos,
       long endNanos,
       boolean ok) {
+    add(SpanKind.of(stage), task, batch, bytes, startNanos, endNanos, ok);
+  }
+
+  private void add(
+      SpanKind kind,
+      TaskTag task,
+      long batch,
+      long bytes,
+      long startNanos,
+      long endNanos,
+      boolean ok) {
     long threadId = Thread.currentThread().getId();
     synchronized (this) {
       if (spans.size() >= maxSpans) {
@@ -91,7 +102,7 @@ public final class TraceRecorder implements StageListener {
         return;
       }
       int track;
-      if (stage == Stage.PACK) {
+      if (kind.onTaskThread()) {
         track =
             taskTracks
                 .computeIfAbsent(
@@ -102,11 +113,11 @@ public final class TraceRecorder implements StageListener {
                     })
                 .id();
       } else {
-        track = pipelineTrack(stage).id();
+        track = pipelineTrack(kind).id();
       }
       spans.add(
           new Span(
-              stage,
+              kind,
               track,
               task.taskId(),
               task.partition(),
@@ -122,8 +133,8 @@ public final class TraceRecorder implements StageListener {
   /** A copy of what is recorded: the task threads' tracks in order of appearance, then the rest. */
   public synchronized Timeline timeline() {
     List<Track> tracks = new ArrayList<>(taskTracks.values());
-    for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
-      tracks.add(pipelineTrack(s));
+    for (SpanKind k : new SpanKind[] {SpanKind.UPLOAD, SpanKind.COMPUTE, SpanKind.DOWNLOAD}) {
+      tracks.add(pipelineTrack(k));
     }
     tracks.sort(Comparator.comparingInt(Track::order));
     return new Timeline(List.copyOf(tracks), List.copyOf(spans), dropped, maxSpans, originNanos);
