@@ -1,9 +1,7 @@
 package dev.overlap.executor.spark;
 
 import dev.overlap.executor.api.CpuKernel;
-import java.util.Collections;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.CatalystTypeConverters;
@@ -30,69 +28,56 @@ final class CpuPath {
     Function1<Object, Object> toRow = CatalystTypeConverters.createToScalaConverter(inSchema);
     Function1<Object, Object> toInternal =
         CatalystTypeConverters.createToCatalystConverter(outSchema);
-    // Rows in, rows out, and nanoseconds the task's thread spent inside the kernel.
-    long[] counts = new long[3];
+    KernelOutput out = new KernelOutput();
     Iterator<Row> in =
-        new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return rows.hasNext();
-          }
-
-          @Override
-          public Row next() {
-            counts[0]++;
-            return (Row) toRow.apply(rows.next());
-          }
-        };
+        Iterators.map(
+            rows,
+            r -> {
+              out.rowsIn++;
+              return (Row) toRow.apply(r);
+            });
     long start = System.nanoTime();
-    Iterator<Row> out = cpu.apply(in);
-    counts[2] += System.nanoTime() - start;
+    out.rows = cpu.apply(in);
+    out.kernelNanos += System.nanoTime() - start;
     TaskContext ctx = TaskContext.get();
     if (ctx != null && report != null) {
       ctx.addTaskCompletionListener(
-          (TaskCompletionListener) c -> report.addCpuTask(counts[0], counts[1], counts[2]));
+          (TaskCompletionListener)
+              c -> report.addCpuTask(out.rowsIn, out.rowsOut, out.kernelNanos));
     }
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        long from = System.nanoTime();
-        boolean more = out.hasNext();
-        counts[2] += System.nanoTime() - from;
-        return more;
-      }
-
-      @Override
-      public InternalRow next() {
-        counts[1]++;
-        long from = System.nanoTime();
-        Row r = out.next();
-        counts[2] += System.nanoTime() - from;
-        return (InternalRow) toInternal.apply(r);
-      }
-    };
+    return Iterators.map(out, r -> (InternalRow) toInternal.apply(r));
   }
 
   /** The rows of columnar batches, one batch after the other. */
   static Iterator<InternalRow> flatten(Iterator<ColumnarBatch> batches) {
-    return new Iterator<>() {
-      private Iterator<InternalRow> current = Collections.emptyIterator();
+    return Iterators.flatMap(batches, ColumnarBatch::rowIterator);
+  }
 
-      @Override
-      public boolean hasNext() {
-        while (!current.hasNext() && batches.hasNext()) {
-          current = batches.next().rowIterator();
-        }
-        return current.hasNext();
-      }
+  /**
+   * The kernel's output, counting the rows in and out and the nanoseconds the task's thread spends
+   * inside the kernel.
+   */
+  private static final class KernelOutput implements Iterator<Row> {
+    private Iterator<Row> rows;
+    private long rowsIn;
+    private long rowsOut;
+    private long kernelNanos;
 
-      @Override
-      public InternalRow next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        return current.next();
-      }
-    };
+    @Override
+    public boolean hasNext() {
+      long from = System.nanoTime();
+      boolean more = rows.hasNext();
+      kernelNanos += System.nanoTime() - from;
+      return more;
+    }
+
+    @Override
+    public Row next() {
+      rowsOut++;
+      long from = System.nanoTime();
+      Row r = rows.next();
+      kernelNanos += System.nanoTime() - from;
+      return r;
+    }
   }
 }
