@@ -1,6 +1,8 @@
 package dev.overlap.executor.spark;
 
 import dev.overlap.executor.api.CpuKernel;
+import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.trace.TraceRecorder;
 import java.util.Iterator;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
@@ -17,7 +19,8 @@ final class CpuPath {
 
   /**
    * The kernel's output rows for {@code rows}; the task's figures go to {@code report} (may be
-   * null) when the task completes.
+   * null) when the task completes, and the partition is one span of the executor's timeline when it
+   * records one ({@link ExecutorState#trace}).
    */
   static Iterator<InternalRow> run(
       CpuKernel cpu,
@@ -25,10 +28,35 @@ final class CpuPath {
       StructType outSchema,
       JobReport report,
       Iterator<InternalRow> rows) {
+    return run(
+        cpu,
+        inSchema,
+        outSchema,
+        report,
+        ExecutorState.trace().orElse(null),
+        TaskContext.get(),
+        rows);
+  }
+
+  /**
+   * {@link #run(CpuKernel, StructType, StructType, JobReport, Iterator)} with the timeline's
+   * recorder and the task given: the partition's span (from the kernel's call to its last row, or
+   * to the task's end when that comes first) goes to {@code trace} when it is not null.
+   *
+   * @param ctx the task; null outside Spark, where only a partition that runs to its end is traced
+   */
+  static Iterator<InternalRow> run(
+      CpuKernel cpu,
+      StructType inSchema,
+      StructType outSchema,
+      JobReport report,
+      TraceRecorder trace,
+      TaskContext ctx,
+      Iterator<InternalRow> rows) {
     Function1<Object, Object> toRow = CatalystTypeConverters.createToScalaConverter(inSchema);
     Function1<Object, Object> toInternal =
         CatalystTypeConverters.createToCatalystConverter(outSchema);
-    KernelOutput out = new KernelOutput();
+    KernelOutput out = new KernelOutput(trace, TaskTags.of(ctx));
     Iterator<Row> in =
         Iterators.map(
             rows,
@@ -37,13 +65,18 @@ final class CpuPath {
               return (Row) toRow.apply(r);
             });
     long start = System.nanoTime();
+    out.startNanos = start;
     out.rows = cpu.apply(in);
     out.kernelNanos += System.nanoTime() - start;
-    TaskContext ctx = TaskContext.get();
-    if (ctx != null && report != null) {
+    if (ctx != null && (report != null || trace != null)) {
       ctx.addTaskCompletionListener(
           (TaskCompletionListener)
-              c -> report.addCpuTask(out.rowsIn, out.rowsOut, out.kernelNanos));
+              c -> {
+                out.endSpan(!c.isFailed() && !c.isInterrupted());
+                if (report != null) {
+                  report.addCpuTask(out.rowsIn, out.rowsOut, out.kernelNanos);
+                }
+              });
     }
     return Iterators.map(out, r -> (InternalRow) toInternal.apply(r));
   }
@@ -55,19 +88,32 @@ final class CpuPath {
 
   /**
    * The kernel's output, counting the rows in and out and the nanoseconds the task's thread spends
-   * inside the kernel.
+   * inside the kernel; tells the recorder (if any) of the partition once, when the output ends or
+   * the task does.
    */
   private static final class KernelOutput implements Iterator<Row> {
+    private final TraceRecorder trace;
+    private final TaskTag task;
     private Iterator<Row> rows;
+    private long startNanos;
     private long rowsIn;
     private long rowsOut;
     private long kernelNanos;
+    private boolean spanEnded;
+
+    KernelOutput(TraceRecorder trace, TaskTag task) {
+      this.trace = trace;
+      this.task = task;
+    }
 
     @Override
     public boolean hasNext() {
       long from = System.nanoTime();
       boolean more = rows.hasNext();
       kernelNanos += System.nanoTime() - from;
+      if (!more) {
+        endSpan(true);
+      }
       return more;
     }
 
@@ -78,6 +124,14 @@ final class CpuPath {
       Row r = rows.next();
       kernelNanos += System.nanoTime() - from;
       return r;
+    }
+
+    /** Records the partition's span, ending now, unless it is recorded already. */
+    void endSpan(boolean ok) {
+      if (trace != null && !spanEnded) {
+        spanEnded = true;
+        trace.cpuPartition(task, startNanos, System.nanoTime(), ok);
+      }
     }
   }
 }

@@ -4,14 +4,16 @@ import dev.overlap.executor.pipeline.Stage;
 import java.util.Locale;
 
 /**
- * What a span of the timeline is: a stage of the GPU pipeline. Says which track a span goes on, its
- * name in the files and its colour.
+ * What a span of the timeline is: a stage of the GPU pipeline, or a partition through a kernel's
+ * CPU implementation. Says which track a span goes on, its name in the files and its colour.
  */
 public enum SpanKind {
   PACK("#e0a800"),
   UPLOAD("#1f77b4"),
   COMPUTE("#2ca02c"),
-  DOWNLOAD("#9467bd");
+  DOWNLOAD("#9467bd"),
+  /** One partition through the kernel's CPU implementation, on the task's thread. */
+  CPU("#17becf");
 
   private final String color;
 
@@ -31,10 +33,10 @@ public enum SpanKind {
 
   /** Whether it runs on the task's own thread (else on the pipeline thread of its stage). */
   public boolean onTaskThread() {
-    return this == PACK;
+    return this == PACK || this == CPU;
   }
 
-  /** Its name in the files: "pack", "upload", "compute", "download". */
+  /** Its name in the files: "pack", "upload", "compute", "download", "cpu". */
   public String label() {
     return name().toLowerCase(Locale.ROOT);
   }

@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Records every stage that ends as a span on a track: one track per task thread (packing) and one
- * each for the pipeline's upload, compute and download threads. Keeps at most {@code maxSpans}
- * spans and counts the rest as dropped. {@link TraceOutput} writes what it holds.
+ * Records every stage that ends as a span on a track: one track per task thread (packing, and a
+ * partition through a kernel's CPU implementation) and one each for the pipeline's upload, compute
+ * and download threads. Keeps at most {@code maxSpans} spans and counts the rest as dropped. {@link
+ * TraceOutput} writes what it holds.
  *
  * <p>Times are the {@link System#nanoTime} readings the callers pass, relative to {@code
  * originNanos}; a test passes its own.
@@ -24,7 +25,7 @@ public final class TraceRecorder implements StageListener {
   /** The first track id of task threads; the pipeline's tracks come before. */
   static final int FIRST_TASK_TRACK = 100;
 
-  /** One stage of one batch. */
+  /** One stage of one batch, or one partition on the CPU path ({@code batch} 0, no bytes). */
   public record Span(
       SpanKind kind,
       int track,
@@ -62,13 +63,13 @@ public final class TraceRecorder implements StageListener {
     this.maxSpans = maxSpans;
   }
 
-  /** The pipeline thread's track of {@code kind}; packing runs on task threads. */
+  /** The pipeline thread's track of {@code kind}; packing and the CPU path run on task threads. */
   static Track pipelineTrack(SpanKind kind) {
     return switch (kind) {
       case UPLOAD -> new Track(1, "upload thread", 1_000_001);
       case COMPUTE -> new Track(2, "compute thread", 1_000_002);
       case DOWNLOAD -> new Track(3, "download thread", 1_000_003);
-      case PACK -> throw new IllegalArgumentException(kind.label() + " runs on task threads");
+      case PACK, CPU -> throw new IllegalArgumentException(kind.label() + " runs on task threads");
     };
   }
 
@@ -85,6 +86,16 @@ public final class TraceRecorder implements StageListener {
       long endNanos,
       boolean ok) {
     add(SpanKind.of(stage), task, batch, bytes, startNanos, endNanos, ok);
+  }
+
+  /**
+   * Records one partition through a kernel's CPU implementation, on the track of the calling task
+   * thread.
+   *
+   * @param ok false when the task failed
+   */
+  public void cpuPartition(TaskTag task, long startNanos, long endNanos, boolean ok) {
+    add(SpanKind.CPU, task, 0, 0, startNanos, endNanos, ok);
   }
 
   private void add(

@@ -78,7 +78,7 @@ public final class TraceSvg {
       note += "drawing the first " + drawn + " spans; the JSON file holds all. ";
     }
     if (spans.isEmpty()) {
-      note += "no spans recorded (spans come from the GPU path only).";
+      note += "no spans recorded.";
     }
     if (!note.isEmpty()) {
       out.append("<text x=\"")
@@ -127,11 +127,11 @@ public final class TraceSvg {
           .append(s.kind().label())
           .append(" task ")
           .append(Long.toString(s.taskId()))
-          .append(" batch ")
-          .append(Long.toString(s.batch()))
+          .append(
+              s.kind() == SpanKind.CPU
+                  ? " partition " + s.partition()
+                  : " batch " + s.batch() + ", " + s.bytes() + " bytes")
           .append(", ")
-          .append(Long.toString(s.bytes()))
-          .append(" bytes, ")
           .append(fmt((s.endNanos() - s.startNanos()) / 1e6))
           .append(" ms</title></rect>\n");
     }
