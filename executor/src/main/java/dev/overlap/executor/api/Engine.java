@@ -7,9 +7,15 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * What the public API calls into: the executor's implementation, found with {@link ServiceLoader}
- * so that this package depends on nothing of the implementation. Internal: not {@link Public}, and
- * implemented only by the plugin itself (its Spark wiring, named in {@code META-INF/services}).
+ * Internal, not part of the API: what the public API calls into. Jobs must neither call nor
+ * implement it, and it may change in any release; it is deliberately not {@link Public}, and no
+ * {@link Public} signature shows it.
+ *
+ * <p>It is public only because of how the API finds its implementation: with {@link ServiceLoader},
+ * so that this package depends on nothing of the implementation. The one implementation is the
+ * plugin's Spark wiring ({@code spark.SparkEngine}, named in {@code META-INF/services}), in another
+ * package, and a service type must be accessible to its provider. {@code ApiBoundaryTest} checks
+ * that it is the only unmarked public type of this package.
  */
 public interface Engine {
 
@@ -30,7 +36,7 @@ public interface Engine {
     return Loaded.ENGINE;
   }
 
-  /** Holds the engine, loaded on first use. */
+  /** Holds the engine, loaded on first use. Internal, like {@link Engine}. */
   final class Loaded {
     private Loaded() {}
 

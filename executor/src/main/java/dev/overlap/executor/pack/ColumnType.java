@@ -1,14 +1,12 @@
 package dev.overlap.executor.pack;
 
 import ai.rapids.cudf.DType;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -26,185 +24,55 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.sql.vectorized.ColumnVector;
-import org.apache.spark.unsafe.Platform;
 
 /**
  * How one Spark column is laid out in cuDF memory, one constant per type: which Spark types it
- * takes, its width and cuDF type, whether it has offsets, how a row's value and a column range are
- * written into a staging buffer, and how a decimal is read back. Adding a type is adding a
- * constant.
- *
- * <p>Spark and cuDF agree on the bytes of every supported type: dates are days since the epoch in
- * 32 bits, timestamps (with or without time zone) microseconds since the epoch in 64 bits, decimals
- * unscaled integers of 32, 64 or 128 bits (cuDF's scale is Spark's, negated), booleans one byte,
- * strings UTF-8 with 32-bit offsets.
+ * takes, its width and cuDF type, whether it has offsets; how its values are written and read is
+ * its {@link ColumnCodec}. Also the lookup from a Spark schema to column types, with the message
+ * naming what is not supported. Adding a type is adding a constant (and a codec when its bytes are
+ * new).
  *
  * <p>Nulls are the caller's: {@link #put} and {@link #copy} write values only.
  */
 public enum ColumnType {
-  BOOLEAN(1, DType.BOOL8, "boolean", t -> t instanceof BooleanType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putByte(null, dst, row.getBoolean(c) ? (byte) 1 : (byte) 0);
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      Platform.copyMemory(v.getBooleans(start, n), Platform.BOOLEAN_ARRAY_OFFSET, null, dst, n);
-      return true;
-    }
-  },
-  BYTE(1, DType.INT8, "tinyint", t -> t instanceof ByteType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putByte(null, dst, row.getByte(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      Platform.copyMemory(v.getBytes(start, n), Platform.BYTE_ARRAY_OFFSET, null, dst, n);
-      return true;
-    }
-  },
-  SHORT(2, DType.INT16, "smallint", t -> t instanceof ShortType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putShort(null, dst, row.getShort(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      Platform.copyMemory(v.getShorts(start, n), Platform.SHORT_ARRAY_OFFSET, null, dst, 2L * n);
-      return true;
-    }
-  },
-  INT(4, DType.INT32, "int", t -> t instanceof IntegerType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putInt(null, dst, row.getInt(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return copyInts(v, start, n, dst);
-    }
-  },
-  LONG(8, DType.INT64, "bigint", t -> t instanceof LongType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putLong(null, dst, row.getLong(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return copyLongs(v, start, n, dst);
-    }
-  },
-  FLOAT(4, DType.FLOAT32, "float", t -> t instanceof FloatType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putFloat(null, dst, row.getFloat(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      Platform.copyMemory(v.getFloats(start, n), Platform.FLOAT_ARRAY_OFFSET, null, dst, 4L * n);
-      return true;
-    }
-  },
-  DOUBLE(8, DType.FLOAT64, "double", t -> t instanceof DoubleType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putDouble(null, dst, row.getDouble(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      Platform.copyMemory(v.getDoubles(start, n), Platform.DOUBLE_ARRAY_OFFSET, null, dst, 8L * n);
-      return true;
-    }
-  },
+  BOOLEAN(1, DType.BOOL8, "boolean", t -> t instanceof BooleanType, ColumnCodec.BOOL8),
+  BYTE(1, DType.INT8, "tinyint", t -> t instanceof ByteType, ColumnCodec.INT8),
+  SHORT(2, DType.INT16, "smallint", t -> t instanceof ShortType, ColumnCodec.INT16),
+  INT(4, DType.INT32, "int", t -> t instanceof IntegerType, ColumnCodec.INT32),
+  LONG(8, DType.INT64, "bigint", t -> t instanceof LongType, ColumnCodec.INT64),
+  FLOAT(4, DType.FLOAT32, "float", t -> t instanceof FloatType, ColumnCodec.FLOAT32),
+  DOUBLE(8, DType.FLOAT64, "double", t -> t instanceof DoubleType, ColumnCodec.FLOAT64),
   /** Days since the epoch. */
-  DATE(4, DType.TIMESTAMP_DAYS, "date", t -> t instanceof DateType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putInt(null, dst, row.getInt(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return copyInts(v, start, n, dst);
-    }
-  },
+  DATE(4, DType.TIMESTAMP_DAYS, "date", t -> t instanceof DateType, ColumnCodec.INT32),
   /** Microseconds since the epoch, UTC (Spark's TIMESTAMP, with the session's time zone). */
-  TIMESTAMP(8, DType.TIMESTAMP_MICROSECONDS, "timestamp", t -> t instanceof TimestampType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putLong(null, dst, row.getLong(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return copyLongs(v, start, n, dst);
-    }
-  },
+  TIMESTAMP(
+      8,
+      DType.TIMESTAMP_MICROSECONDS,
+      "timestamp",
+      t -> t instanceof TimestampType,
+      ColumnCodec.INT64),
   /**
    * Microseconds since the epoch of a wall-clock time, no time zone (Spark's TIMESTAMP_NTZ, what
    * pandas, Arrow and DuckDB write for naive timestamps). cuDF has no separate type: its UTC parts
    * are the wall-clock parts.
    */
   TIMESTAMP_NTZ(
-      8, DType.TIMESTAMP_MICROSECONDS, "timestamp_ntz", t -> t instanceof TimestampNTZType) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putLong(null, dst, row.getLong(c));
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return copyLongs(v, start, n, dst);
-    }
-  },
+      8,
+      DType.TIMESTAMP_MICROSECONDS,
+      "timestamp_ntz",
+      t -> t instanceof TimestampNTZType,
+      ColumnCodec.INT64),
   /**
    * UTF-8 bytes and {@code rows + 1} 32-bit offsets. The writer packs them itself ({@link
    * FittedStrings}): their room in a batch is shared and their offsets run on from row to row.
    */
-  STRING(0, DType.STRING, "string", t -> t instanceof StringType) {
-    @Override
-    public boolean hasOffsets() {
-      return true;
-    }
-
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      throw new UnsupportedOperationException("strings are written with their offsets");
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return false;
-    }
-  },
+  STRING(0, DType.STRING, "string", t -> t instanceof StringType, ColumnCodec.STRING),
   /** Precision up to 9: an unscaled int (Spark's vectors keep these as ints too). */
   DECIMAL32(
       4,
       DType.DTypeEnum.DECIMAL32,
-      t -> t instanceof DecimalType d && d.precision() <= DType.DECIMAL32_MAX_PRECISION) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putInt(null, dst, (int) row.getDecimal(c, precision, scale).toUnscaledLong());
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return v instanceof WritableColumnVector && copyInts(v, start, n, dst);
-    }
-
-    @Override
-    public Decimal readDecimal(long data, int row, int precision, int scale) {
-      return Decimal.createUnsafe(Platform.getInt(null, data + 4L * row), precision, scale);
-    }
-  },
+      t -> t instanceof DecimalType d && d.precision() <= DType.DECIMAL32_MAX_PRECISION,
+      ColumnCodec.DECIMAL32),
   /** Precision 10 to 18: an unscaled long (and in Spark's vectors). */
   DECIMAL64(
       8,
@@ -212,52 +80,14 @@ public enum ColumnType {
       t ->
           t instanceof DecimalType d
               && d.precision() > DType.DECIMAL32_MAX_PRECISION
-              && d.precision() <= DType.DECIMAL64_MAX_PRECISION) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      Platform.putLong(null, dst, row.getDecimal(c, precision, scale).toUnscaledLong());
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return v instanceof WritableColumnVector && copyLongs(v, start, n, dst);
-    }
-
-    @Override
-    public Decimal readDecimal(long data, int row, int precision, int scale) {
-      return Decimal.createUnsafe(Platform.getLong(null, data + 8L * row), precision, scale);
-    }
-  },
+              && d.precision() <= DType.DECIMAL64_MAX_PRECISION,
+      ColumnCodec.DECIMAL64),
   /** Precision 19 to 38: two's complement, little-endian, 16 bytes; written value by value. */
   DECIMAL128(
       16,
       DType.DTypeEnum.DECIMAL128,
-      t -> t instanceof DecimalType d && d.precision() > DType.DECIMAL64_MAX_PRECISION) {
-    @Override
-    void put(InternalRow row, int c, int precision, int scale, long dst) {
-      BigInteger v = row.getDecimal(c, precision, scale).toJavaBigDecimal().unscaledValue();
-      Platform.putLong(null, dst, v.longValue());
-      Platform.putLong(null, dst + 8, v.shiftRight(64).longValue());
-    }
-
-    @Override
-    boolean copyValues(ColumnVector v, int start, int n, long dst) {
-      return false;
-    }
-
-    @Override
-    public Decimal readDecimal(long data, int row, int precision, int scale) {
-      long lo = Platform.getLong(null, data + 16L * row);
-      long hi = Platform.getLong(null, data + 16L * row + 8);
-      BigInteger v =
-          BigInteger.valueOf(hi)
-              .shiftLeft(64)
-              .add(
-                  BigInteger.valueOf(lo)
-                      .and(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE)));
-      return Decimal.apply(new java.math.BigDecimal(v, scale), precision, scale);
-    }
-  };
+      t -> t instanceof DecimalType d && d.precision() > DType.DECIMAL64_MAX_PRECISION,
+      ColumnCodec.DECIMAL128);
 
   private static final String DECIMAL_NAME = "decimal(p<=38)";
 
@@ -266,21 +96,24 @@ public enum ColumnType {
   private final DType.DTypeEnum decimal;
   private final String sqlName;
   private final Predicate<DataType> takes;
+  private final ColumnCodec codec;
 
-  ColumnType(int width, DType dtype, String sqlName, Predicate<DataType> takes) {
+  ColumnType(int width, DType dtype, String sqlName, Predicate<DataType> takes, ColumnCodec codec) {
     this.width = width;
     this.dtype = dtype;
     this.decimal = null;
     this.sqlName = sqlName;
     this.takes = takes;
+    this.codec = codec;
   }
 
-  ColumnType(int width, DType.DTypeEnum decimal, Predicate<DataType> takes) {
+  ColumnType(int width, DType.DTypeEnum decimal, Predicate<DataType> takes, ColumnCodec codec) {
     this.width = width;
     this.dtype = null;
     this.decimal = decimal;
     this.sqlName = DECIMAL_NAME;
     this.takes = takes;
+    this.codec = codec;
   }
 
   /** Bytes per row of the data buffer; 0 for strings, whose data has variable length. */
@@ -290,7 +123,7 @@ public enum ColumnType {
 
   /** Whether the column has a 32-bit offsets buffer ({@code rows + 1} entries) after its data. */
   public boolean hasOffsets() {
-    return false;
+    return this == STRING;
   }
 
   /** The cuDF type of Spark type {@code t}, which this constant {@link #of} takes. */
@@ -299,24 +132,20 @@ public enum ColumnType {
   }
 
   /** Writes column {@code c} of {@code row}, not null, at address {@code dst}. */
-  abstract void put(InternalRow row, int c, int precision, int scale, long dst);
+  void put(InternalRow row, int c, int precision, int scale, long dst) {
+    codec.put(row, c, precision, scale, dst);
+  }
 
   /**
    * Copies values {@code [start, start + n)} of {@code v} to address {@code dst} with one array
    * copy; nulls aside.
    *
-   * @return false, having written nothing, when the column must go value by value instead: strings,
-   *     128-bit decimals, decimals outside Spark's own vectors, and dictionary-encoded vectors with
-   *     nulls (those decode each value, and a null's dictionary id may be garbage)
+   * @return false, having written nothing, when the column must go value by value instead (see
+   *     {@link ColumnCodec#copy})
    */
   boolean copy(ColumnVector v, int start, int n, long dst) {
-    if (v.hasNull() && v instanceof WritableColumnVector w && w.hasDictionary()) {
-      return false;
-    }
-    return copyValues(v, start, n, dst);
+    return codec.copy(v, start, n, dst);
   }
-
-  abstract boolean copyValues(ColumnVector v, int start, int n, long dst);
 
   /**
    * Reads back the decimal of row {@code row} from a column whose data starts at address {@code
@@ -325,17 +154,10 @@ public enum ColumnType {
    * @throws UnsupportedOperationException when this is not a decimal type
    */
   public Decimal readDecimal(long data, int row, int precision, int scale) {
-    throw new UnsupportedOperationException("not a decimal column: " + sqlName);
-  }
-
-  private static boolean copyInts(ColumnVector v, int start, int n, long dst) {
-    Platform.copyMemory(v.getInts(start, n), Platform.INT_ARRAY_OFFSET, null, dst, 4L * n);
-    return true;
-  }
-
-  private static boolean copyLongs(ColumnVector v, int start, int n, long dst) {
-    Platform.copyMemory(v.getLongs(start, n), Platform.LONG_ARRAY_OFFSET, null, dst, 8L * n);
-    return true;
+    if (!codec.readsDecimals()) {
+      throw new UnsupportedOperationException("not a decimal column: " + sqlName);
+    }
+    return codec.readDecimal(data, row, precision, scale);
   }
 
   /** The column type for a Spark type, or null when the type is not supported. */

@@ -1,9 +1,9 @@
 package dev.overlap.executor.spark;
 
 import dev.overlap.executor.api.CpuKernel;
-import java.util.Collections;
+import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.trace.TraceRecorder;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.CatalystTypeConverters;
@@ -19,7 +19,8 @@ final class CpuPath {
 
   /**
    * The kernel's output rows for {@code rows}; the task's figures go to {@code report} (may be
-   * null) when the task completes.
+   * null) when the task completes, and the partition is one span of the executor's timeline when it
+   * records one ({@link ExecutorState#trace}).
    */
   static Iterator<InternalRow> run(
       CpuKernel cpu,
@@ -27,72 +28,110 @@ final class CpuPath {
       StructType outSchema,
       JobReport report,
       Iterator<InternalRow> rows) {
+    return run(
+        cpu,
+        inSchema,
+        outSchema,
+        report,
+        ExecutorState.trace().orElse(null),
+        TaskContext.get(),
+        rows);
+  }
+
+  /**
+   * {@link #run(CpuKernel, StructType, StructType, JobReport, Iterator)} with the timeline's
+   * recorder and the task given: the partition's span (from the kernel's call to its last row, or
+   * to the task's end when that comes first) goes to {@code trace} when it is not null.
+   *
+   * @param ctx the task; null outside Spark, where only a partition that runs to its end is traced
+   */
+  static Iterator<InternalRow> run(
+      CpuKernel cpu,
+      StructType inSchema,
+      StructType outSchema,
+      JobReport report,
+      TraceRecorder trace,
+      TaskContext ctx,
+      Iterator<InternalRow> rows) {
     Function1<Object, Object> toRow = CatalystTypeConverters.createToScalaConverter(inSchema);
     Function1<Object, Object> toInternal =
         CatalystTypeConverters.createToCatalystConverter(outSchema);
-    // Rows in, rows out, and nanoseconds the task's thread spent inside the kernel.
-    long[] counts = new long[3];
+    KernelOutput out = new KernelOutput(trace, TaskTags.of(ctx));
     Iterator<Row> in =
-        new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return rows.hasNext();
-          }
-
-          @Override
-          public Row next() {
-            counts[0]++;
-            return (Row) toRow.apply(rows.next());
-          }
-        };
+        Iterators.map(
+            rows,
+            r -> {
+              out.rowsIn++;
+              return (Row) toRow.apply(r);
+            });
     long start = System.nanoTime();
-    Iterator<Row> out = cpu.apply(in);
-    counts[2] += System.nanoTime() - start;
-    TaskContext ctx = TaskContext.get();
-    if (ctx != null && report != null) {
+    out.startNanos = start;
+    out.rows = cpu.apply(in);
+    out.kernelNanos += System.nanoTime() - start;
+    if (ctx != null && (report != null || trace != null)) {
       ctx.addTaskCompletionListener(
-          (TaskCompletionListener) c -> report.addCpuTask(counts[0], counts[1], counts[2]));
+          (TaskCompletionListener)
+              c -> {
+                out.endSpan(!c.isFailed() && !c.isInterrupted());
+                if (report != null) {
+                  report.addCpuTask(out.rowsIn, out.rowsOut, out.kernelNanos);
+                }
+              });
     }
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        long from = System.nanoTime();
-        boolean more = out.hasNext();
-        counts[2] += System.nanoTime() - from;
-        return more;
-      }
-
-      @Override
-      public InternalRow next() {
-        counts[1]++;
-        long from = System.nanoTime();
-        Row r = out.next();
-        counts[2] += System.nanoTime() - from;
-        return (InternalRow) toInternal.apply(r);
-      }
-    };
+    return Iterators.map(out, r -> (InternalRow) toInternal.apply(r));
   }
 
   /** The rows of columnar batches, one batch after the other. */
   static Iterator<InternalRow> flatten(Iterator<ColumnarBatch> batches) {
-    return new Iterator<>() {
-      private Iterator<InternalRow> current = Collections.emptyIterator();
+    return Iterators.flatMap(batches, ColumnarBatch::rowIterator);
+  }
 
-      @Override
-      public boolean hasNext() {
-        while (!current.hasNext() && batches.hasNext()) {
-          current = batches.next().rowIterator();
-        }
-        return current.hasNext();
-      }
+  /**
+   * The kernel's output, counting the rows in and out and the nanoseconds the task's thread spends
+   * inside the kernel; tells the recorder (if any) of the partition once, when the output ends or
+   * the task does.
+   */
+  private static final class KernelOutput implements Iterator<Row> {
+    private final TraceRecorder trace;
+    private final TaskTag task;
+    private Iterator<Row> rows;
+    private long startNanos;
+    private long rowsIn;
+    private long rowsOut;
+    private long kernelNanos;
+    private boolean spanEnded;
 
-      @Override
-      public InternalRow next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        return current.next();
+    KernelOutput(TraceRecorder trace, TaskTag task) {
+      this.trace = trace;
+      this.task = task;
+    }
+
+    @Override
+    public boolean hasNext() {
+      long from = System.nanoTime();
+      boolean more = rows.hasNext();
+      kernelNanos += System.nanoTime() - from;
+      if (!more) {
+        endSpan(true);
       }
-    };
+      return more;
+    }
+
+    @Override
+    public Row next() {
+      rowsOut++;
+      long from = System.nanoTime();
+      Row r = rows.next();
+      kernelNanos += System.nanoTime() - from;
+      return r;
+    }
+
+    /** Records the partition's span, ending now, unless it is recorded already. */
+    void endSpan(boolean ok) {
+      if (trace != null && !spanEnded) {
+        spanEnded = true;
+        trace.cpuPartition(task, startNanos, System.nanoTime(), ok);
+      }
+    }
   }
 }

@@ -3,11 +3,13 @@ package dev.overlap.executor.spark;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.GpuRuntime;
+import dev.overlap.executor.trace.TraceRecorder;
 import java.util.Optional;
 
 /**
- * What the executor plugin set up in this JVM: the {@link GpuRuntime} when a GPU is usable, and the
- * status the API reports. One executor per JVM (the driver's JVM in local mode).
+ * What the executor plugin set up in this JVM: the {@link GpuRuntime} when a GPU is usable, the
+ * status the API reports, and the {@link TraceRecorder} when {@code spark.overlap.trace.dir} is
+ * set. One executor per JVM (the driver's JVM in local mode).
  */
 public final class ExecutorState {
   private static volatile GpuStatus status =
@@ -19,6 +21,7 @@ public final class ExecutorState {
   private static volatile GpuRuntime runtime;
   private static volatile String executorId = "?";
   private static volatile OverlapConf conf;
+  private static volatile TraceRecorder trace;
 
   private ExecutorState() {}
 
@@ -40,11 +43,24 @@ public final class ExecutorState {
     return executorId;
   }
 
-  static synchronized void started(String id, OverlapConf c, GpuStatus s, GpuRuntime r) {
+  /**
+   * The timeline's recorder, when the executor records one. The GPU path reaches it as its
+   * pipeline's listener; the CPU path records each partition into it.
+   */
+  public static Optional<TraceRecorder> trace() {
+    return Optional.ofNullable(trace);
+  }
+
+  /**
+   * @param t the timeline's recorder; null when none
+   */
+  static synchronized void started(
+      String id, OverlapConf c, GpuStatus s, GpuRuntime r, TraceRecorder t) {
     executorId = id;
     conf = c;
     status = s;
     runtime = r;
+    trace = t;
   }
 
   /** Clears the state and returns the runtime for the caller to close. */
@@ -52,6 +68,7 @@ public final class ExecutorState {
     GpuRuntime r = runtime;
     runtime = null;
     conf = null;
+    trace = null;
     status =
         new GpuStatus(GpuStatus.State.NOT_STARTED, Optional.empty(), "the executor has shut down");
     return r;

@@ -64,7 +64,6 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
         }
       }
     }
-    ExecutorState.started(id, conf, status, runtime);
     executorId = id;
     TraceOutput.executorStarting();
     traceDir = conf.get(OverlapConf.TRACE_DIR).trim();
@@ -77,8 +76,9 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           "Overlap: executor {} records a timeline into {} ({}), written when it shuts down",
           id,
           traceDir,
-          runtime != null ? "GPU path" : "no GPU: the timeline will be empty");
+          runtime != null ? "GPU path" : "no GPU: a span per partition of the CPU path");
     }
+    ExecutorState.started(id, conf, status, runtime, trace);
     if (runtime != null) {
       registerMetrics(ctx.metricRegistry(), runtime);
       LOG.info(

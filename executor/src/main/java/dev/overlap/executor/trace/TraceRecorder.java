@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Records every stage that ends as a span on a track: one track per task thread (packing) and one
- * each for the pipeline's upload, compute and download threads. Keeps at most {@code maxSpans}
- * spans and counts the rest as dropped. {@link TraceOutput} writes what it holds.
+ * Records every stage that ends as a span on a track: one track per task thread (packing, and a
+ * partition through a kernel's CPU implementation) and one each for the pipeline's upload, compute
+ * and download threads. Keeps at most {@code maxSpans} spans and counts the rest as dropped. {@link
+ * TraceOutput} writes what it holds.
  *
  * <p>Times are the {@link System#nanoTime} readings the callers pass, relative to {@code
  * originNanos}; a test passes its own.
@@ -24,9 +25,9 @@ public final class TraceRecorder implements StageListener {
   /** The first track id of task threads; the pipeline's tracks come before. */
   static final int FIRST_TASK_TRACK = 100;
 
-  /** One stage of one batch. */
+  /** One stage of one batch, or one partition on the CPU path ({@code batch} 0, no bytes). */
   public record Span(
-      Stage stage,
+      SpanKind kind,
       int track,
       long taskId,
       int partition,
@@ -62,13 +63,13 @@ public final class TraceRecorder implements StageListener {
     this.maxSpans = maxSpans;
   }
 
-  /** The pipeline thread's track of {@code stage}; packing runs on task threads instead. */
-  static Track pipelineTrack(Stage stage) {
-    return switch (stage) {
+  /** The pipeline thread's track of {@code kind}; packing and the CPU path run on task threads. */
+  static Track pipelineTrack(SpanKind kind) {
+    return switch (kind) {
       case UPLOAD -> new Track(1, "upload thread", 1_000_001);
       case COMPUTE -> new Track(2, "compute thread", 1_000_002);
       case DOWNLOAD -> new Track(3, "download thread", 1_000_003);
-      case PACK -> throw new IllegalArgumentException("packing runs on task threads");
+      case PACK, CPU -> throw new IllegalArgumentException(kind.label() + " runs on task threads");
     };
   }
 
@@ -84,6 +85,27 @@ public final class TraceRecorder implements StageListener {
       long startNanos,
       long endNanos,
       boolean ok) {
+    add(SpanKind.of(stage), task, batch, bytes, startNanos, endNanos, ok);
+  }
+
+  /**
+   * Records one partition through a kernel's CPU implementation, on the track of the calling task
+   * thread.
+   *
+   * @param ok false when the task failed
+   */
+  public void cpuPartition(TaskTag task, long startNanos, long endNanos, boolean ok) {
+    add(SpanKind.CPU, task, 0, 0, startNanos, endNanos, ok);
+  }
+
+  private void add(
+      SpanKind kind,
+      TaskTag task,
+      long batch,
+      long bytes,
+      long startNanos,
+      long endNanos,
+      boolean ok) {
     long threadId = Thread.currentThread().getId();
     synchronized (this) {
       if (spans.size() >= maxSpans) {
@@ -91,7 +113,7 @@ public final class TraceRecorder implements StageListener {
         return;
       }
       int track;
-      if (stage == Stage.PACK) {
+      if (kind.onTaskThread()) {
         track =
             taskTracks
                 .computeIfAbsent(
@@ -102,11 +124,11 @@ public final class TraceRecorder implements StageListener {
                     })
                 .id();
       } else {
-        track = pipelineTrack(stage).id();
+        track = pipelineTrack(kind).id();
       }
       spans.add(
           new Span(
-              stage,
+              kind,
               track,
               task.taskId(),
               task.partition(),
@@ -122,8 +144,8 @@ public final class TraceRecorder implements StageListener {
   /** A copy of what is recorded: the task threads' tracks in order of appearance, then the rest. */
   public synchronized Timeline timeline() {
     List<Track> tracks = new ArrayList<>(taskTracks.values());
-    for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
-      tracks.add(pipelineTrack(s));
+    for (SpanKind k : new SpanKind[] {SpanKind.UPLOAD, SpanKind.COMPUTE, SpanKind.DOWNLOAD}) {
+      tracks.add(pipelineTrack(k));
     }
     tracks.sort(Comparator.comparingInt(Track::order));
     return new Timeline(List.copyOf(tracks), List.copyOf(spans), dropped, maxSpans, originNanos);

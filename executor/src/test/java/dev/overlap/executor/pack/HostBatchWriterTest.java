@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.rows.HostTable;
-import java.math.BigDecimal;
+import dev.overlap.executor.testing.TestData;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -31,62 +31,14 @@ import org.junit.jupiter.api.Test;
  * round trip goes rows -> staging buffer -> cuDF HostColumnVector -> Spark rows.
  */
 class HostBatchWriterTest {
-  static final StructType ALL_TYPES =
-      new StructType(
-          new StructField[] {
-            field("b", DataTypes.BooleanType),
-            field("i8", DataTypes.ByteType),
-            field("i16", DataTypes.ShortType),
-            field("i32", DataTypes.IntegerType),
-            field("i64", DataTypes.LongType),
-            field("f32", DataTypes.FloatType),
-            field("f64", DataTypes.DoubleType),
-            field("d", DataTypes.DateType),
-            field("ts", DataTypes.TimestampType),
-            field("s", DataTypes.StringType),
-            field("dec9", DataTypes.createDecimalType(9, 2)),
-            field("dec18", DataTypes.createDecimalType(18, 4)),
-            field("dec38", DataTypes.createDecimalType(38, 10)),
-            field("ntz", DataTypes.TimestampNTZType),
-          });
+  /** Every supported type, with nulls in every column: the rows Spark-level tests use too. */
+  static final StructType ALL_TYPES = TestData.SCHEMA;
 
   private final List<HostMemoryBuffer> buffers = new ArrayList<>();
   private final AtomicInteger released = new AtomicInteger();
 
   static StructField field(String name, DataType t) {
     return new StructField(name, t, true, org.apache.spark.sql.types.Metadata.empty());
-  }
-
-  /** Row {@code i}: every value derived from i, with a null in each column every 7th row. */
-  static Object[] values(int i) {
-    Object[] v = new Object[ALL_TYPES.fields().length];
-    v[0] = i % 2 == 0;
-    v[1] = (byte) (i % 120 - 60);
-    v[2] = (short) (i * 3 - 1000);
-    v[3] = i * 7919 - 1_000_000;
-    v[4] = (long) i * 1_000_000_007L - (1L << 40);
-    v[5] = i * 0.5f - 3.25f;
-    v[6] = i * 1.0e-3 - 17.125;
-    v[7] = 18_000 + i; // days since the epoch
-    v[8] = 1_700_000_000_000_000L + i * 1_000_003L; // microseconds
-    v[9] = UTF8String.fromString(i % 5 == 0 ? "" : "välue-" + i + "-" + "x".repeat(i % 11));
-    v[10] = Decimal.apply(BigDecimal.valueOf(i * 12345L - 99_999, 2), 9, 2);
-    v[11] = Decimal.apply(BigDecimal.valueOf(i * 987_654_321L - 5, 4), 18, 4);
-    v[12] =
-        Decimal.apply(
-            new BigDecimal(
-                new java.math.BigInteger("123456789012345678901234567")
-                    .multiply(java.math.BigInteger.valueOf(i - 20)),
-                10),
-            38,
-            10);
-    v[13] = -1_000_000_000_000_000L + i * 86_413_000_001L; // wall-clock microseconds, no zone
-    for (int c = 0; c < v.length; c++) {
-      if ((i + c) % 7 == 0) {
-        v[c] = null;
-      }
-    }
-    return v;
   }
 
   private HostMemoryBuffer buffer(long size) {
@@ -151,7 +103,7 @@ class HostBatchWriterTest {
     List<Object[]> expected = new ArrayList<>();
     var toUnsafe = org.apache.spark.sql.catalyst.expressions.UnsafeProjection.create(ALL_TYPES);
     for (int i = 0; i < 300; i++) {
-      Object[] v = values(i);
+      Object[] v = TestData.internalValues(i);
       InternalRow row = new GenericInternalRow(v);
       if (unsafe) {
         row = toUnsafe.apply(row);
@@ -162,7 +114,7 @@ class HostBatchWriterTest {
     }
     try (HostBatch batch = w.finish()) {
       assertEquals(300, batch.rows());
-      assertEquals(300 / 7 + 1, batch.nullCount(0)); // rows 0, 7, 14, ... of column 0
+      assertEquals(300 / 7, batch.nullCount(TestData.col("b"))); // rows 6, 13, 20, ... of "b"
       assertRowsEqual(expected, readBack(batch));
     }
     assertEquals(1, released.get(), "closing the batch gives the staging buffer back");
@@ -177,7 +129,7 @@ class HostBatchWriterTest {
     }
     List<Object[]> expected = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      Object[] v = values(i);
+      Object[] v = TestData.internalValues(i);
       expected.add(v);
       for (int c = 0; c < v.length; c++) {
         OnHeapColumnVector vec = vectors[c];
@@ -185,16 +137,16 @@ class HostBatchWriterTest {
           vec.putNull(i);
           continue;
         }
-        switch (c) {
-          case 0 -> vec.putBoolean(i, (Boolean) v[c]);
-          case 1 -> vec.putByte(i, (Byte) v[c]);
-          case 2 -> vec.putShort(i, (Short) v[c]);
-          case 3, 7 -> vec.putInt(i, (Integer) v[c]);
-          case 4, 8, 13 -> vec.putLong(i, (Long) v[c]);
-          case 5 -> vec.putFloat(i, (Float) v[c]);
-          case 6 -> vec.putDouble(i, (Double) v[c]);
-          case 9 -> vec.putByteArray(i, ((UTF8String) v[c]).getBytes());
-          default -> {
+        switch (ColumnType.of(vec.dataType())) {
+          case BOOLEAN -> vec.putBoolean(i, (Boolean) v[c]);
+          case BYTE -> vec.putByte(i, (Byte) v[c]);
+          case SHORT -> vec.putShort(i, (Short) v[c]);
+          case INT, DATE -> vec.putInt(i, (Integer) v[c]);
+          case LONG, TIMESTAMP, TIMESTAMP_NTZ -> vec.putLong(i, (Long) v[c]);
+          case FLOAT -> vec.putFloat(i, (Float) v[c]);
+          case DOUBLE -> vec.putDouble(i, (Double) v[c]);
+          case STRING -> vec.putByteArray(i, ((UTF8String) v[c]).getBytes());
+          case DECIMAL32, DECIMAL64, DECIMAL128 -> {
             Decimal d = (Decimal) v[c];
             vec.putDecimal(i, d, d.precision());
           }
@@ -321,7 +273,7 @@ class HostBatchWriterTest {
     BatchLayout layout = new BatchLayout(types(), 1 << 20, 10, 32);
     HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
     w.begin(buffer(layout.totalBytes), released::incrementAndGet);
-    w.append(new GenericInternalRow(values(1)));
+    w.append(new GenericInternalRow(TestData.internalValues(1)));
     HostBatch b = w.finish();
     HostBatch copyRef = b.retain(); // what an upload holds while its copy runs
     b.close();

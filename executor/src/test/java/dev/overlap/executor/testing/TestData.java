@@ -11,12 +11,18 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import scala.Function1;
 
-/** Rows of every supported type, with nulls in every column, for Spark-level tests. */
+/**
+ * Rows of every supported type, with nulls in every column: as a job sees them ({@link #row}, for
+ * Spark-level tests) and as Spark holds them inside ({@link #internalValues}, for packing tests).
+ */
 public final class TestData {
   public static final StructType SCHEMA =
       new StructType(
@@ -37,6 +43,9 @@ public final class TestData {
             f("dec38", DataTypes.createDecimalType(38, 10)),
             f("ntz", DataTypes.TimestampNTZType),
           });
+
+  private static final Function1<Object, Object> TO_INTERNAL =
+      CatalystTypeConverters.createToCatalystConverter(SCHEMA);
 
   private TestData() {}
 
@@ -77,6 +86,14 @@ public final class TestData {
       }
     }
     return RowFactory.create(v);
+  }
+
+  /**
+   * The values of {@link #row}{@code (i)} as Spark holds them inside: UTF8String, Decimal, days and
+   * microseconds since the epoch.
+   */
+  public static Object[] internalValues(long i) {
+    return ((GenericInternalRow) TO_INTERNAL.apply(row(i))).values().clone();
   }
 
   public static List<Row> rows(long from, long to) {

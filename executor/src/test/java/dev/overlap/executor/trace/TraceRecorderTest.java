@@ -97,7 +97,7 @@ class TraceRecorderTest {
   @Test
   void theSvgIsWellFormedWithOneRectanglePerSpanAndATimeAxis() throws Exception {
     StringWriter w = new StringWriter();
-    TraceOutput.writeSvg(w, twoBatches().timeline(), "overlap executor <1> & co");
+    TraceSvg.write(w, twoBatches().timeline(), "overlap executor <1> & co");
     Document doc = parse(w.toString());
     assertEquals("svg", doc.getDocumentElement().getTagName());
     NodeList rects = doc.getElementsByTagName("rect");
@@ -127,7 +127,7 @@ class TraceRecorderTest {
     JsonNode root = new ObjectMapper().readTree(w.toString());
     assertTrue(root.get("otherData").get("note").asText().contains("capped at 3"));
     StringWriter svg = new StringWriter();
-    TraceOutput.writeSvg(svg, t, "p");
+    TraceSvg.write(svg, t, "p");
     assertTrue(parse(svg.toString()).getDocumentElement().getTextContent().contains("capped"));
   }
 
@@ -151,7 +151,7 @@ class TraceRecorderTest {
     TraceOutput.writeJson(w, t, 1, "p");
     new ObjectMapper().readTree(w.toString());
     StringWriter svg = new StringWriter();
-    TraceOutput.writeSvg(svg, t, "p");
+    TraceSvg.write(svg, t, "p");
     Document doc = parse(svg.toString());
     assertEquals(0, doc.getElementsByTagName("rect").getLength());
     assertTrue(doc.getDocumentElement().getTextContent().contains("no spans"));

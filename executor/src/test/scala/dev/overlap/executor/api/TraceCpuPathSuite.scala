@@ -13,8 +13,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /**
  * spark.overlap.trace.dir in a local Spark session without a GPU: the executor writes its timeline
- * when the SparkContext stops. Only the GPU path records spans, so here the files are valid and
- * empty of spans; unset, nothing is written.
+ * when the SparkContext stops, with one span per partition of the CPU path on its task's thread;
+ * unset, nothing is written.
  */
 class TraceCpuPathSuite extends AnyFunSuite {
 
@@ -45,10 +45,19 @@ class TraceCpuPathSuite extends AnyFunSuite {
     files.foreach(f => assert(f.getParent == dir && Files.isRegularFile(f), f))
     val json = new ObjectMapper().readTree(Files.readString(files.head))
     val events = json.get("traceEvents").elements().asScala.toList
-    assert(events.nonEmpty && events.forall(_.get("ph").asText() == "M"), "no spans off the GPU")
+    val threads = events
+      .filter(e => e.get("ph").asText() == "M" && e.get("name").asText() == "thread_name")
+      .map(e => e.get("tid").asInt() -> e.get("args").get("name").asText())
+      .toMap
+    val spans = events.filter(_.get("ph").asText() == "X")
+    assert(spans.size == 2, "a span per partition: " + spans)
+    assert(spans.forall(_.get("name").asText() == "cpu"), spans)
+    assert(spans.forall(s => threads(s.get("tid").asInt()).startsWith("task thread")), threads)
+    assert(spans.map(_.get("args").get("partition").asInt()).toSet == Set(0, 1), spans)
+    assert(spans.forall(_.get("args").get("ok").asBoolean()), spans)
     val svg = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(files(1).toFile)
-    assert(svg.getElementsByTagName("rect").getLength == 0)
-    assert(svg.getDocumentElement.getTextContent.contains("no spans recorded"))
+    assert(svg.getElementsByTagName("rect").getLength == 2)
+    assert(!svg.getDocumentElement.getTextContent.contains("no spans recorded"))
   }
 
   test("without the key nothing is written") {
