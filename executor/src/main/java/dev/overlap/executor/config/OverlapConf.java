@@ -165,9 +165,9 @@ public final class OverlapConf {
               "Folder into which each executor writes a timeline of its pipeline when it shuts"
                   + " down: overlap-trace-EXECUTORID-PID.json (Chrome trace events, opens in"
                   + " ui.perfetto.dev) and overlap-trace-EXECUTORID-PID.svg, one row per task"
-                  + " thread and per pipeline thread. Empty (the default) records nothing. Only"
-                  + " the GPU path records spans; an executor without a GPU writes an empty"
-                  + " timeline. At most 1,000,000 spans are kept.")
+                  + " thread and per pipeline thread. Empty (the default) records nothing. The CPU"
+                  + " path records one span per partition on its task's thread. At most 1,000,000"
+                  + " spans are kept.")
           .startupOnly()
           .stringConf("");
 

@@ -19,7 +19,6 @@ import dev.overlap.executor.pack.HostBatchWriter;
 import dev.overlap.executor.pack.RowSource;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.PackedBatch;
-import dev.overlap.executor.pipeline.TaskTag;
 import dev.overlap.executor.rows.HostTable;
 import dev.overlap.executor.scan.FilePlan;
 import dev.overlap.executor.scan.NotForGpu;
@@ -221,23 +220,13 @@ public final class PartitionRunner implements Serializable {
       BatchSource<HostMemoryBuffer, H> source,
       Consumer<TaskDriver.Figures> onFinish) {
     TaskContext ctx = TaskContext.get();
-    String name =
-        ctx == null
-            ? "task"
-            : "stage "
-                + ctx.stageId()
-                + " partition "
-                + ctx.partitionId()
-                + " task "
-                + ctx.taskAttemptId();
     TaskDriver<HostMemoryBuffer, H, HostTable, InternalRow> driver =
         new TaskDriver<>(
             gpu.pipeline(),
             gpu.staging(),
             stages,
             source,
-            new TaskTag(
-                ctx == null ? -1 : ctx.taskAttemptId(), ctx == null ? -1 : ctx.partitionId(), name),
+            TaskTags.of(ctx),
             job().get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
             report == null ? null : onFinish);
     if (ctx != null) {

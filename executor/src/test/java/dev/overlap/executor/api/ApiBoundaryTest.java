@@ -94,14 +94,24 @@ class ApiBoundaryTest {
   /** Which packages each package may use: the arrows drawn in docs/architecture.md. */
   private static final Map<String, Set<String>> ARROWS =
       Map.of(
-          "api", Set.of(),
-          "pipeline", Set.of(),
-          "config", Set.of("api"),
-          "pack", Set.of("pipeline"),
-          "rows", Set.of("pack", "pipeline"),
-          "device", Set.of("api", "config", "pipeline", "pack", "rows"),
-          "trace", Set.of("api", "pipeline"),
-          "spark", Set.of("api", "config", "pipeline", "pack", "device", "rows", "trace"));
+          "api",
+          Set.of(),
+          "pipeline",
+          Set.of(),
+          "config",
+          Set.of("api"),
+          "pack",
+          Set.of("pipeline"),
+          "rows",
+          Set.of("pack", "pipeline"),
+          "scan",
+          Set.of("pipeline", "pack"),
+          "device",
+          Set.of("api", "config", "pipeline", "pack", "rows", "scan"),
+          "trace",
+          Set.of("api", "pipeline"),
+          "spark",
+          Set.of("api", "config", "pipeline", "pack", "device", "rows", "trace", "scan"));
 
   @Test
   void packagesUseOnlyThePackagesTheirArrowsAllow() throws IOException {
