@@ -3,7 +3,7 @@
 # their outputs. Meant for a GPU machine that received the bundle (run it through
 # `bash .gpu-bundle/recv.sh run bash tools/gpu-jobs.sh`), where spark-submit.sh finds the Spark
 # jars through jobs/target/spark-classpath.txt, written here from the bundle.
-#   tools/gpu-jobs.sh [step ...]   steps: etl etl-cpu features features-cpu compare-etl
+#   tools/gpu-jobs.sh [step ...]   steps: etl etl-host (Parquet decoded on the host) etl-cpu features features-cpu compare-etl
 #                                  compare-features (default: all), and features-pageable
 #                                  (results copied back into pageable memory); TPC-H is
 #                                  generated first when missing
@@ -47,6 +47,7 @@ steps=("$@")
 for step in "${steps[@]}"; do
   case "$step" in
     etl) run etl-gpu etl --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
+    etl-host) run etl-host etl --input "$data/lineitem" --output /tmp/out-etl-host --overwrite "${mem[@]}" --conf spark.overlap.parquet.decode=HOST ;;
     etl-cpu) run etl-cpu etl --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
     features-pageable) run features-pageable features --input "$data/lineitem" --output /tmp/out-features-pageable --overwrite "${mem[@]}" --conf spark.overlap.results.pinned=false ;;
