@@ -171,10 +171,10 @@ final class JobPaths {
     }
   }
 
-  /** See {@link StagedOutput#recover}. */
+  /** See {@link StagedRecovery#recover}. */
   void recover(String output) {
     try {
-      StagedOutput.recover(fs(output), qualified(output));
+      StagedRecovery.recover(fs(output), qualified(output));
     } catch (IOException e) {
       throw new UsageException("cannot read output path '" + output + "': " + firstLine(e));
     }

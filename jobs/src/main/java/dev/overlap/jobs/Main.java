@@ -155,7 +155,7 @@ public final class Main {
     String dir = DEFAULT_DATA;
     FileSystem fs = paths.fs(dir);
     Path target = paths.qualified(dir);
-    StagedOutput.recover(fs, target);
+    StagedRecovery.recover(fs, target);
     if (fs.exists(target)) {
       boolean complete =
           StagedOutput.writtenBy(fs, target).isPresent()
