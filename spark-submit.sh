@@ -29,11 +29,16 @@ USAGE
       ;;
     etl)
       cat <<'USAGE'
-usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite] [spark options]
+usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite]
+                             [--engine overlap|spark-sql] [spark options]
 
   TPC-H Q1 and Q6 over a Parquet lineitem table (a folder, a file or a glob), written to
   DIR/q1 and DIR/q6 (default out/etl). Without --input: TPC-H SF 0.01, generated into
   data/tpch-sf0.01 on first use.
+  --engine overlap: the queries' filters and partial aggregates run as Overlap's kernels
+  (the default). --engine spark-sql: the same queries as Spark SQL's own aggregations, with
+  the same output, to compare the two; with OVERLAP_RAPIDS_JAR set and
+  --conf spark.plugins=com.nvidia.spark.SQLPlugin the RAPIDS Accelerator runs them.
 USAGE
       ;;
     features)
@@ -52,6 +57,7 @@ usage: ./spark-submit.sh <job> [job options] [spark options]      (./spark-submi
 jobs:
   generate --scale SF [--output DIR] [--overwrite]   TPC-H lineitem and orders as Parquet
   etl      [--input PATH] [--output DIR] [--overwrite] TPC-H Q1 and Q6 over lineitem
+           [--engine overlap|spark-sql]               (Overlap's kernels or Spark SQL's own)
   features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * generate --scale SF [--output DIR] [--overwrite]        TPC-H lineitem and orders as Parquet
- * etl      [--input DIR] [--output DIR] [--overwrite]     TPC-H Q1 and Q6 over lineitem
+ * etl      [--input DIR] [--output DIR] [--overwrite] [--engine overlap|spark-sql]
+ *                                                         TPC-H Q1 and Q6 over lineitem
  * features [--input DIR] [--output DIR] [--overwrite] [--vocabulary N]
  * </pre>
  *
@@ -125,7 +126,7 @@ public final class Main {
             rowsOut = TpchGenerate.run(spark, a.scale(), to);
             break;
           case "etl":
-            rowsOut = EtlJob.run(spark, input, to, summary);
+            rowsOut = EtlJob.run(spark, input, to, a.engine(), summary);
             break;
           case "features":
             rowsOut = FeaturesJob.run(spark, input, to, vocabulary, summary);

@@ -65,6 +65,30 @@ class JobsEndToEndIT {
     assertEquals(0, r.exitCode(), r.output());
     assertTrue(r.output().contains("==== overlap etl ===="), r.output());
     assertPathTaken(r.output(), "Q1", "Q6");
+    assertTrue(r.output().contains("\nengine         overlap (Overlap's kernels"), r.output());
+    assertEtlOutput("etl");
+  }
+
+  @Test
+  void etlWithTheSparkSqlEngineWritesTheSameResult() throws Exception {
+    Shell.Result r =
+        Shell.submit(
+            tmp, "etl", "--input", lineitem, "--output", "etl-sql", "--engine", "spark-sql");
+    assertEquals(0, r.exitCode(), r.output());
+    int at = r.output().indexOf("==== overlap etl ====");
+    assertTrue(at >= 0, r.output());
+    String summary = r.output().substring(at);
+    assertTrue(
+        summary.contains(
+            "\nengine         spark-sql (Spark SQL's aggregations, on Spark's own CPU"
+                + " operators)\n"),
+        summary);
+    assertFalse(summary.contains("\npath "), "no kernel ran:\n" + summary);
+    assertEtlOutput("etl-sql");
+  }
+
+  /** etl's output in {@code dir}: Q1 and Q6 as Spark SQL gives them over lineitem. */
+  private static void assertEtlOutput(String dir) {
     spark.read().parquet(lineitem).createOrReplaceTempView("lineitem");
     Dataset<Row> q1 =
         spark.sql(
@@ -76,7 +100,7 @@ class JobsEndToEndIT {
                 + " avg(l_discount) as avg_disc, count(*) as count_order"
                 + " from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day"
                 + " group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus");
-    Dataset<Row> got = spark.read().parquet(tmp.resolve("etl/q1").toString());
+    Dataset<Row> got = spark.read().parquet(tmp.resolve(dir + "/q1").toString());
     assertEquals(typesOf(q1), typesOf(got));
     assertEquals(q1.collectAsList(), got.orderBy("l_returnflag", "l_linestatus").collectAsList());
     Dataset<Row> q6 =
@@ -85,7 +109,7 @@ class JobsEndToEndIT {
                 + " where l_shipdate >= date '1994-01-01'"
                 + " and l_shipdate < date '1994-01-01' + interval '1' year"
                 + " and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24");
-    Dataset<Row> got6 = spark.read().parquet(tmp.resolve("etl/q6").toString());
+    Dataset<Row> got6 = spark.read().parquet(tmp.resolve(dir + "/q6").toString());
     assertEquals(typesOf(q6), typesOf(got6));
     assertEquals(q6.collectAsList(), got6.collectAsList());
   }
