@@ -7,7 +7,9 @@
 # With SPARK_HOME set, submits through $SPARK_HOME/bin/spark-submit; without it, through the
 # Spark jars Maven resolved, on master local[*] unless --master says otherwise. Builds the project
 # first when its jars are missing. OVERLAP_RAPIDS_JAR=/path/rapids-4-spark_2.13-26.08.1-cuda13.jar
-# ships the RAPIDS Accelerator's jar instead of cuDF's (it carries the same classes).
+# ships the RAPIDS Accelerator's jar instead of cuDF's (it carries the same classes) and puts it on
+# the driver's class path, so that --conf spark.plugins=com.nvidia.spark.SQLPlugin runs Spark SQL
+# (etl --engine spark-sql) on the GPU.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -93,6 +95,14 @@ for a in "$@"; do
   [[ "$a" == "-h" || "$a" == "--help" ]] && { usage "$job"; exit 0; }
 done
 
+# --- the RAPIDS Accelerator's jar, when asked for, before anything is built or started ----------
+if [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]]; then
+  [[ -e "$OVERLAP_RAPIDS_JAR" ]] ||
+    die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR: no such file; set it to the RAPIDS Accelerator's jar (rapids-4-spark_2.13-26.08.1-cuda13.jar) or unset it"
+  [[ -f "$OVERLAP_RAPIDS_JAR" && -r "$OVERLAP_RAPIDS_JAR" ]] ||
+    die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR is not a readable file; set it to the RAPIDS Accelerator's jar (rapids-4-spark_2.13-26.08.1-cuda13.jar) or unset it"
+fi
+
 # --- Java -------------------------------------------------------------------------------------
 java_bin="java"
 [[ -n "${JAVA_HOME:-}" && -x "${JAVA_HOME}/bin/java" ]] && java_bin="${JAVA_HOME}/bin/java"
@@ -177,9 +187,12 @@ if [[ -z "$jobs_jar" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/
   jobs_jar="$(find_jobs_jar)"
 fi
 ship=("$here"/jobs/target/lib/*.jar)
+# The RAPIDS Accelerator's jar also goes on the driver's own class path: Spark loads the classes
+# of spark.plugins when it starts, and the executors get it with --jars.
+driver_cp=()
 if [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]]; then
-  [[ -f "$OVERLAP_RAPIDS_JAR" ]] || die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR is not a file"
   ship+=("$OVERLAP_RAPIDS_JAR")
+  driver_cp=(--driver-class-path "$OVERLAP_RAPIDS_JAR")
 else
   cudf_jars=("$here"/jobs/target/cudf/*.jar)
   [[ -f "${cudf_jars[0]}" ]] ||
@@ -198,7 +211,8 @@ common=(
 if [[ -n "${SPARK_HOME:-}" ]]; then
   [[ -x "$SPARK_HOME/bin/spark-submit" ]] || die "SPARK_HOME=$SPARK_HOME has no bin/spark-submit"
   exec "$SPARK_HOME/bin/spark-submit" --master "${master:-local[*]}" "${common[@]}" \
-    ${spark_args[@]+"${spark_args[@]}"} "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
+    ${driver_cp[@]+"${driver_cp[@]}"} ${spark_args[@]+"${spark_args[@]}"} \
+    "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
 fi
 
 # No Spark installation: the same submission with the Spark jars Maven resolved.
@@ -210,8 +224,11 @@ while IFS= read -r opt; do
 done <"$here/conf/jvm-options.txt"
 heap=()
 [[ -n "$driver_memory" ]] && heap=("-Xmx$driver_memory")
+# This JVM is the driver: the RAPIDS Accelerator's jar joins its class path here.
+classpath="$(cat "$here/jobs/target/spark-classpath.txt")"
+[[ -n "${OVERLAP_RAPIDS_JAR:-}" ]] && classpath="$classpath:$OVERLAP_RAPIDS_JAR"
 exec "$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" \
   "${log_opts[@]}" \
-  -cp "$(cat "$here/jobs/target/spark-classpath.txt")" org.apache.spark.deploy.SparkSubmit \
+  -cp "$classpath" org.apache.spark.deploy.SparkSubmit \
   --master "${master:-local[*]}" "${common[@]}" ${spark_args[@]+"${spark_args[@]}"} \
   "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
