@@ -7,7 +7,9 @@
 # With SPARK_HOME set, submits through $SPARK_HOME/bin/spark-submit; without it, through the
 # Spark jars Maven resolved, on master local[*] unless --master says otherwise. Builds the project
 # first when its jars are missing. OVERLAP_RAPIDS_JAR=/path/rapids-4-spark_2.13-26.08.1-cuda13.jar
-# ships the RAPIDS Accelerator's jar instead of cuDF's (it carries the same classes).
+# ships the RAPIDS Accelerator's jar instead of cuDF's (it carries the same classes) and puts it on
+# the driver's class path, so that --conf spark.plugins=com.nvidia.spark.SQLPlugin runs Spark SQL
+# (etl --engine spark-sql) on the GPU.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,11 +31,16 @@ USAGE
       ;;
     etl)
       cat <<'USAGE'
-usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite] [spark options]
+usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite]
+                             [--engine overlap|spark-sql] [spark options]
 
   TPC-H Q1 and Q6 over a Parquet lineitem table (a folder, a file or a glob), written to
   DIR/q1 and DIR/q6 (default out/etl). Without --input: TPC-H SF 0.01, generated into
   data/tpch-sf0.01 on first use.
+  --engine overlap: the queries' filters and partial aggregates run as Overlap's kernels
+  (the default). --engine spark-sql: the same queries as Spark SQL's own aggregations, with
+  the same output, to compare the two; with OVERLAP_RAPIDS_JAR set and
+  --conf spark.plugins=com.nvidia.spark.SQLPlugin the RAPIDS Accelerator runs them.
 USAGE
       ;;
     features)
@@ -52,6 +59,7 @@ usage: ./spark-submit.sh <job> [job options] [spark options]      (./spark-submi
 jobs:
   generate --scale SF [--output DIR] [--overwrite]   TPC-H lineitem and orders as Parquet
   etl      [--input PATH] [--output DIR] [--overwrite] TPC-H Q1 and Q6 over lineitem
+           [--engine overlap|spark-sql]               (Overlap's kernels or Spark SQL's own)
   features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.
@@ -86,6 +94,14 @@ esac
 for a in "$@"; do
   [[ "$a" == "-h" || "$a" == "--help" ]] && { usage "$job"; exit 0; }
 done
+
+# --- the RAPIDS Accelerator's jar, when asked for, before anything is built or started ----------
+if [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]]; then
+  [[ -e "$OVERLAP_RAPIDS_JAR" ]] ||
+    die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR: no such file; set it to the RAPIDS Accelerator's jar (rapids-4-spark_2.13-26.08.1-cuda13.jar) or unset it"
+  [[ -f "$OVERLAP_RAPIDS_JAR" && -r "$OVERLAP_RAPIDS_JAR" ]] ||
+    die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR is not a readable file; set it to the RAPIDS Accelerator's jar (rapids-4-spark_2.13-26.08.1-cuda13.jar) or unset it"
+fi
 
 # --- Java -------------------------------------------------------------------------------------
 java_bin="java"
@@ -171,9 +187,12 @@ if [[ -z "$jobs_jar" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/
   jobs_jar="$(find_jobs_jar)"
 fi
 ship=("$here"/jobs/target/lib/*.jar)
+# The RAPIDS Accelerator's jar also goes on the driver's own class path: Spark loads the classes
+# of spark.plugins when it starts, and the executors get it with --jars.
+driver_cp=()
 if [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]]; then
-  [[ -f "$OVERLAP_RAPIDS_JAR" ]] || die "OVERLAP_RAPIDS_JAR=$OVERLAP_RAPIDS_JAR is not a file"
   ship+=("$OVERLAP_RAPIDS_JAR")
+  driver_cp=(--driver-class-path "$OVERLAP_RAPIDS_JAR")
 else
   cudf_jars=("$here"/jobs/target/cudf/*.jar)
   [[ -f "${cudf_jars[0]}" ]] ||
@@ -192,7 +211,8 @@ common=(
 if [[ -n "${SPARK_HOME:-}" ]]; then
   [[ -x "$SPARK_HOME/bin/spark-submit" ]] || die "SPARK_HOME=$SPARK_HOME has no bin/spark-submit"
   exec "$SPARK_HOME/bin/spark-submit" --master "${master:-local[*]}" "${common[@]}" \
-    ${spark_args[@]+"${spark_args[@]}"} "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
+    ${driver_cp[@]+"${driver_cp[@]}"} ${spark_args[@]+"${spark_args[@]}"} \
+    "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
 fi
 
 # No Spark installation: the same submission with the Spark jars Maven resolved.
@@ -204,8 +224,11 @@ while IFS= read -r opt; do
 done <"$here/conf/jvm-options.txt"
 heap=()
 [[ -n "$driver_memory" ]] && heap=("-Xmx$driver_memory")
+# This JVM is the driver: the RAPIDS Accelerator's jar joins its class path here.
+classpath="$(cat "$here/jobs/target/spark-classpath.txt")"
+[[ -n "${OVERLAP_RAPIDS_JAR:-}" ]] && classpath="$classpath:$OVERLAP_RAPIDS_JAR"
 exec "$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" \
   "${log_opts[@]}" \
-  -cp "$(cat "$here/jobs/target/spark-classpath.txt")" org.apache.spark.deploy.SparkSubmit \
+  -cp "$classpath" org.apache.spark.deploy.SparkSubmit \
   --master "${master:-local[*]}" "${common[@]}" ${spark_args[@]+"${spark_args[@]}"} \
   "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}

@@ -3,10 +3,13 @@
 # their outputs. Meant for a GPU machine that received the bundle (run it through
 # `bash .gpu-bundle/recv.sh run bash tools/gpu-jobs.sh`), where spark-submit.sh finds the Spark
 # jars through jobs/target/spark-classpath.txt, written here from the bundle.
-#   tools/gpu-jobs.sh [step ...]   steps: etl etl-host (Parquet decoded on the host) etl-cpu features features-cpu compare-etl
-#                                  compare-features (default: all), and features-pageable
-#                                  (results copied back into pageable memory); TPC-H is
-#                                  generated first when missing
+#   tools/gpu-jobs.sh [step ...]   steps: etl etl-host (Parquet decoded on the host) etl-cpu
+#                                  features features-cpu compare-etl compare-features (default:
+#                                  all), features-pageable (results copied back into pageable
+#                                  memory), etl-sql (etl with --engine spark-sql on Spark's CPU
+#                                  engine), etl-rapids (the same on the RAPIDS Accelerator, from
+#                                  GPU_BUNDLE_RAPIDS_JAR) and compare-etl-sql (etl's GPU path
+#                                  against etl-sql); TPC-H is generated first when missing
 #   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
 #   job's command line, e.g. "--conf spark.overlap.pinned.poolSize=32g")
 set -uo pipefail
@@ -49,12 +52,21 @@ for step in "${steps[@]}"; do
     etl) run etl-gpu etl --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
     etl-host) run etl-host etl --input "$data/lineitem" --output /tmp/out-etl-host --overwrite "${mem[@]}" --conf spark.overlap.parquet.decode=HOST ;;
     etl-cpu) run etl-cpu etl --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
+    etl-rapids)
+      OVERLAP_RAPIDS_JAR="${GPU_BUNDLE_RAPIDS_JAR:?pack with --rapids}" run etl-rapids etl \
+        --input "$data/lineitem" --output /tmp/out-etl-rapids --overwrite --engine spark-sql "${mem[@]}" \
+        --conf spark.plugins=com.nvidia.spark.SQLPlugin --conf spark.rapids.sql.concurrentGpuTasks=2 \
+        --conf spark.rapids.memory.pinnedPool.size=4g ;;
+    etl-sql) run etl-sql etl --input "$data/lineitem" --output /tmp/out-etl-sql --overwrite --engine spark-sql "${mem[@]}" ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
     features-pageable) run features-pageable features --input "$data/lineitem" --output /tmp/out-features-pageable --overwrite "${mem[@]}" --conf spark.overlap.results.pinned=false ;;
     features-cpu) run features-cpu features --input "$data/lineitem" --output /tmp/out-features-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     compare-etl)
       cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-cpu/q1 l_returnflag,l_linestatus
       cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-cpu/q6 revenue ;;
+    compare-etl-sql)
+      cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-sql/q1 l_returnflag,l_linestatus
+      cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-sql/q6 revenue ;;
     compare-features) cmp /tmp/out-features-gpu /tmp/out-features-cpu l_orderkey_std,l_linenumber_std ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac

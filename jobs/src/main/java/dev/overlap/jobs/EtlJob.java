@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -29,8 +30,24 @@ import org.apache.spark.sql.types.StructType;
  * ({@link EtlShape}); result types are those Spark SQL gives the same queries over the same input,
  * read from Spark's analysis of them, so results compare equal (doubles up to the order of
  * summation).
+ *
+ * <p>With the {@value #SPARK_SQL} engine ({@code --engine spark-sql}) the same queries run as Spark
+ * SQL's own aggregations over the same input and write the same outputs, so that the engines can be
+ * compared; with the RAPIDS Accelerator in {@code spark.plugins}, it runs them on the GPU.
  */
 public final class EtlJob {
+  /** The default engine: the queries' per-batch work runs as Overlap's kernels. */
+  static final String OVERLAP = "overlap";
+
+  /** The queries as Spark SQL's own aggregations, for comparison with {@link #OVERLAP}. */
+  static final String SPARK_SQL = "spark-sql";
+
+  /**
+   * An operator of the RAPIDS Accelerator in a printed physical plan: a line's operator, after the
+   * tree's indentation and branches, whose name starts with {@code Gpu}.
+   */
+  private static final Pattern GPU_OPERATOR = Pattern.compile("(?m)^[ :|+\\-*()0-9]*Gpu[A-Z]");
+
   private EtlJob() {}
 
   /**
@@ -113,7 +130,18 @@ public final class EtlJob {
         .agg(expr("sum(" + q + ")").as("sum_qty"), aggs.toArray(new Column[0]));
   }
 
-  /** Spark SQL's own Q6 over {@code lineitem}, for its result type. */
+  /**
+   * Spark SQL's own Q1 over {@code lineitem}, ordered as {@link #q1} is: the {@value #SPARK_SQL}
+   * engine's Q1.
+   */
+  static Dataset<Row> sqlQ1(Dataset<Row> lineitem, EtlShape shape) {
+    return sparkQ1(lineitem, shape).orderBy("l_returnflag", "l_linestatus");
+  }
+
+  /**
+   * Spark SQL's own Q6 over {@code lineitem}, for its result type; also the {@value #SPARK_SQL}
+   * engine's Q6.
+   */
   static Dataset<Row> sparkQ6(Dataset<Row> lineitem, EtlShape shape) {
     String ship = shape.column(EtlShape.SHIPDATE);
     String d = shape.column(EtlShape.DISCOUNT);
@@ -161,14 +189,38 @@ public final class EtlJob {
     throw new IllegalStateException("avg of " + in.simpleString() + " is " + out.simpleString());
   }
 
-  /** Runs both queries, prints them, writes them under {@code output}; returns the Q1 rows. */
+  /**
+   * Runs both queries with the overlap engine, prints them, writes them under {@code output};
+   * returns the rows written.
+   */
   static long run(SparkSession spark, String input, String output, JobSummary summary) {
+    return run(spark, input, output, OVERLAP, summary);
+  }
+
+  /**
+   * Runs both queries with {@code engine}, {@value #OVERLAP} or {@value #SPARK_SQL}, prints them,
+   * writes them under {@code output} ({@code q1} and {@code q6}, the same columns, types and values
+   * from either engine); returns the rows written. The summary says which engine ran.
+   */
+  static long run(
+      SparkSession spark, String input, String output, String engine, JobSummary summary) {
     Dataset<Row> lineitem = spark.read().parquet(input);
     EtlShape shape = EtlShape.of(lineitem); // refuses unusable input before any work
-    PipelineReport r1 = PipelineReport.create(spark);
-    Dataset<Row> q1 = q1(lineitem, shape, r1).cache();
-    PipelineReport r6 = PipelineReport.create(spark);
-    Dataset<Row> q6 = q6(lineitem, shape, r6).cache();
+    Dataset<Row> q1;
+    Dataset<Row> q6;
+    if (engine.equals(SPARK_SQL)) {
+      q1 = sqlQ1(lineitem, shape).cache();
+      q6 = sparkQ6(lineitem, shape).cache();
+    } else if (engine.equals(OVERLAP)) {
+      PipelineReport r1 = PipelineReport.create(spark);
+      q1 = q1(lineitem, shape, r1).cache();
+      PipelineReport r6 = PipelineReport.create(spark);
+      q6 = q6(lineitem, shape, r6).cache();
+      summary.add("Q1", r1);
+      summary.add("Q6", r6);
+    } else {
+      throw new IllegalArgumentException("no etl engine '" + engine + "'");
+    }
     q1.write().mode("overwrite").parquet(output + "/q1");
     StagedOutput.pause("between-tables");
     q6.write().mode("overwrite").parquet(output + "/q6");
@@ -176,11 +228,33 @@ public final class EtlJob {
     q1.show(false);
     System.out.println("TPC-H Q6 (forecast revenue change):");
     q6.show(false);
-    summary.add("Q1", r1);
-    summary.add("Q6", r6);
+    summary.note("engine", engineLine(engine, q1, q6));
     long rows = q1.count() + q6.count();
     q1.unpersist();
     q6.unpersist();
     return rows;
+  }
+
+  /** Whether a printed physical plan holds operators of the RAPIDS Accelerator. */
+  static boolean gpuOperators(String plan) {
+    return GPU_OPERATOR.matcher(plan).find();
+  }
+
+  /**
+   * The summary's engine line: for spark-sql, whether Spark's plans ran operators of the RAPIDS
+   * Accelerator (their names start with {@code Gpu}) or only Spark's own.
+   */
+  static String engineLine(String engine, Dataset<Row> q1, Dataset<Row> q6) {
+    if (!engine.equals(SPARK_SQL)) {
+      return engine + " (Overlap's kernels, Spark adds up their partial aggregates)";
+    }
+    boolean gpu = false;
+    for (Dataset<Row> q : List.of(q1, q6)) {
+      gpu |= gpuOperators(q.queryExecution().executedPlan().toString());
+    }
+    return engine
+        + (gpu
+            ? " (Spark SQL's aggregations, with GPU operators of the RAPIDS Accelerator)"
+            : " (Spark SQL's aggregations, on Spark's own CPU operators)");
   }
 }

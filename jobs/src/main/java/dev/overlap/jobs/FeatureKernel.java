@@ -8,16 +8,10 @@ import ai.rapids.cudf.Table;
 import ai.rapids.cudf.UnaryOp;
 import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -195,6 +189,7 @@ final class FeatureKernel implements GpuKernel {
     return idx;
   }
 
+  /** The same features on the CPU, row by row ({@link CpuFeatures}). */
   @Override
   public CpuKernel cpu() {
     FeaturePlan p = plan;
@@ -207,114 +202,8 @@ final class FeatureKernel implements GpuKernel {
 
           @Override
           public Row next() {
-            return cpuRow(p, rows.next());
+            return CpuFeatures.row(p, rows.next());
           }
         };
-  }
-
-  static Row cpuRow(FeaturePlan plan, Row r) {
-    List<Object> v = new ArrayList<>();
-    for (int i = 0; i < plan.columns.size(); i++) {
-      FeaturePlan.Column c = plan.columns.get(i);
-      Object value = r.isNullAt(i) ? null : r.get(i);
-      if (c.floating && value != null && !Double.isFinite(((Number) value).doubleValue())) {
-        value = null; // NaN and infinities are missing, as on the GPU
-      }
-      boolean isNull = value == null;
-      switch (c.kind) {
-        case NUMERIC:
-          {
-            double imputed = isNull ? c.mean : ((Number) toNumber(value)).doubleValue();
-            v.add(c.std > 0 ? (imputed - c.mean) / c.std : (imputed - c.mean) * 0.0);
-            if (c.nonNegative) {
-              v.add(Math.log(imputed + 1.0));
-            }
-            break;
-          }
-        case TIMESTAMP:
-        case TIMESTAMP_NTZ:
-          if (isNull) {
-            v.add(null);
-            v.add(null);
-            v.add(null);
-          } else {
-            LocalDateTime t = wallClock(value);
-            v.add(t.getHour());
-            v.add(t.getDayOfWeek().getValue() % 7 + 1);
-            v.add(t.getMonthValue());
-          }
-          break;
-        case DATE:
-          if (isNull) {
-            v.add(null);
-            v.add(null);
-          } else {
-            LocalDate d = LocalDate.ofEpochDay(Q1Kernel.epochDay(value));
-            v.add(d.getDayOfWeek().getValue() % 7 + 1);
-            v.add(d.getMonthValue());
-          }
-          break;
-        case STRING:
-          {
-            int at = isNull ? -1 : c.vocabulary.indexOf((String) value);
-            v.add(at < 0 ? c.vocabulary.size() : at);
-            break;
-          }
-        default:
-          throw new AssertionError(c.kind);
-      }
-      if (c.nullable) {
-        v.add(isNull);
-        v.add(isNull ? imputedValue(c) : cpuValue(c, value));
-      }
-    }
-    if (plan.rowId != null) {
-      v.add(r.get(plan.columns.size()));
-    }
-    return RowFactory.create(v.toArray());
-  }
-
-  /** A null's imputed value, as the CPU path's rows hold it. */
-  private static Object imputedValue(FeaturePlan.Column c) {
-    switch (c.kind) {
-      case NUMERIC:
-        return c.mean;
-      case DATE:
-        return java.sql.Date.valueOf(LocalDate.ofEpochDay(c.meanEpoch));
-      case TIMESTAMP:
-        return java.sql.Timestamp.from(Instant.EPOCH.plus(c.meanEpoch, ChronoUnit.MICROS));
-      case TIMESTAMP_NTZ:
-        return LocalDateTime.ofEpochSecond(
-            Math.floorDiv(c.meanEpoch, 1_000_000L),
-            (int) Math.floorMod(c.meanEpoch, 1_000_000L) * 1000,
-            ZoneOffset.UTC);
-      case STRING:
-        return c.mode;
-      default:
-        throw new AssertionError(c.kind);
-    }
-  }
-
-  /** A present value in the imputed column's type. */
-  private static Object cpuValue(FeaturePlan.Column c, Object o) {
-    return c.kind == FeaturePlan.Kind.NUMERIC ? ((Number) toNumber(o)).doubleValue() : o;
-  }
-
-  private static Object toNumber(Object o) {
-    return o instanceof java.math.BigDecimal b ? b.doubleValue() : o;
-  }
-
-  private static Instant toInstant(Object ts) {
-    return ts instanceof Instant i ? i : ((java.sql.Timestamp) ts).toInstant();
-  }
-
-  /**
-   * A timestamp's wall-clock time: a zoned one's in UTC, an NTZ one's (a {@link LocalDateTime} in a
-   * row) its own.
-   */
-  private static LocalDateTime wallClock(Object ts) {
-    return ts instanceof LocalDateTime l
-        ? l
-        : LocalDateTime.ofInstant(toInstant(ts), ZoneOffset.UTC);
   }
 }

@@ -20,7 +20,7 @@ final class JobArgs {
   private static final Map<String, List<String>> VALUES =
       Map.of(
           "generate", List.of("--scale", "--output"),
-          "etl", List.of("--input", "--output"),
+          "etl", List.of("--input", "--output", "--engine"),
           "features", List.of("--input", "--output", "--vocabulary"));
 
   /** Flags every job takes. */
@@ -33,6 +33,9 @@ final class JobArgs {
   static final double MAX_SCALE = 100_000;
 
   static final int MAX_VOCABULARY = 100_000;
+
+  /** etl's engines ({@code --engine}), the default first. */
+  static final List<String> ENGINES = List.of(EtlJob.OVERLAP, EtlJob.SPARK_SQL);
 
   final String job;
   private final Map<String, String> options;
@@ -89,6 +92,9 @@ final class JobArgs {
     if (opts.containsKey("--vocabulary")) {
       parsed.vocabulary();
     }
+    if (opts.containsKey("--engine")) {
+      parsed.engine();
+    }
     return parsed;
   }
 
@@ -125,6 +131,8 @@ final class JobArgs {
         return ", e.g. --vocabulary 20";
       case "--input":
         return ", e.g. --input data/tpch-sf1/lineitem";
+      case "--engine":
+        return ", e.g. --engine spark-sql";
       default:
         return ", e.g. --output out/result";
     }
@@ -171,6 +179,25 @@ final class JobArgs {
     }
     throw new UsageException(
         "--vocabulary must be a whole number from 1 to " + MAX_VOCABULARY + ", got '" + v + "'");
+  }
+
+  /**
+   * {@code --engine}: what runs etl's queries, {@code overlap} (Overlap's kernels, the default) or
+   * {@code spark-sql} (Spark SQL's own aggregations).
+   */
+  String engine() {
+    String v = options.getOrDefault("--engine", ENGINES.get(0));
+    if (ENGINES.contains(v)) {
+      return v;
+    }
+    String near = nearest(v, ENGINES);
+    throw new UsageException(
+        "--engine must be "
+            + String.join(" or ", ENGINES)
+            + ", got '"
+            + v
+            + "'"
+            + (near == null ? "" : "; did you mean " + near + "?"));
   }
 
   /** The closest of {@code candidates} to {@code word} by edit distance, if it is close. */

@@ -32,12 +32,14 @@ final class JobPaths {
   JobPaths(Configuration conf, java.nio.file.Path cwd, Optional<String> projectHome) {
     this.conf = conf;
     this.cwd = cwd.toAbsolutePath().normalize();
-    protectedFolders.add(new Protected(real(this.cwd), "the current directory"));
+    protectedFolders.add(new Protected(PathRelations.real(this.cwd), "the current directory"));
     projectHome.ifPresent(
-        h -> protectedFolders.add(new Protected(real(Paths.get(h)), "the Overlap project folder")));
+        h ->
+            protectedFolders.add(
+                new Protected(PathRelations.real(Paths.get(h)), "the Overlap project folder")));
     String home = System.getProperty("user.home");
     if (home != null && !home.isEmpty() && !home.equals("?")) {
-      protectedFolders.add(new Protected(real(Paths.get(home)), "your home folder"));
+      protectedFolders.add(new Protected(PathRelations.real(Paths.get(home)), "your home folder"));
     }
   }
 
@@ -130,8 +132,8 @@ final class JobPaths {
       throw new UsageException(
           "--output '" + output + "' is the root folder; choose a folder of its own");
     }
-    if (isLocal(out)) {
-      java.nio.file.Path o = real(Paths.get(out.toUri()));
+    if (PathRelations.isLocal(out)) {
+      java.nio.file.Path o = PathRelations.real(Paths.get(out.toUri()));
       for (Protected p : protectedFolders) {
         if (p.path.startsWith(o)) {
           throw new UsageException(
@@ -148,17 +150,17 @@ final class JobPaths {
     }
     for (Path in : inputs) {
       Path inQ = qualified(in.toString());
-      if (sameOrInside(out, inQ)) {
+      if (PathRelations.sameOrInside(out, inQ)) {
         throw new UsageException(
             "--output '"
                 + output
                 + "' "
-                + (same(out, inQ) ? "is" : "is inside")
+                + (PathRelations.same(out, inQ) ? "is" : "is inside")
                 + " the input '"
                 + in
                 + "'; choose a folder outside the input");
       }
-      if (sameOrInside(inQ, out)) {
+      if (PathRelations.sameOrInside(inQ, out)) {
         throw new UsageException(
             "--output '"
                 + output
@@ -169,10 +171,10 @@ final class JobPaths {
     }
   }
 
-  /** See {@link StagedOutput#recover}. */
+  /** See {@link StagedRecovery#recover}. */
   void recover(String output) {
     try {
-      StagedOutput.recover(fs(output), qualified(output));
+      StagedRecovery.recover(fs(output), qualified(output));
     } catch (IOException e) {
       throw new UsageException("cannot read output path '" + output + "': " + firstLine(e));
     }
@@ -228,7 +230,7 @@ final class JobPaths {
   /** Bytes free on the local file system that would hold {@code output}; empty when not local. */
   FreeSpace freeSpace(String output) {
     Path out = qualified(output);
-    if (!isLocal(out)) {
+    if (!PathRelations.isLocal(out)) {
       return FreeSpace.UNKNOWN;
     }
     java.nio.file.Path p = Paths.get(out.toUri()).toAbsolutePath();
@@ -247,54 +249,6 @@ final class JobPaths {
   /** Free space of a local folder, where known. */
   record FreeSpace(java.nio.file.Path where, long bytes) {
     static final FreeSpace UNKNOWN = new FreeSpace(null, -1);
-  }
-
-  private static boolean isLocal(Path p) {
-    return "file".equals(p.toUri().getScheme());
-  }
-
-  private static boolean same(Path a, Path b) {
-    return normal(a).equals(normal(b));
-  }
-
-  /** Whether {@code a} is {@code b} or inside it, comparing real paths for local files. */
-  private static boolean sameOrInside(Path a, Path b) {
-    if (isLocal(a) && isLocal(b)) {
-      return real(Paths.get(a.toUri())).startsWith(real(Paths.get(b.toUri())));
-    }
-    URI ua = a.toUri();
-    URI ub = b.toUri();
-    if (!String.valueOf(ua.getScheme()).equals(String.valueOf(ub.getScheme()))
-        || !String.valueOf(ua.getAuthority()).equals(String.valueOf(ub.getAuthority()))) {
-      return false;
-    }
-    String pa = normal(a);
-    String pb = normal(b);
-    return pa.equals(pb) || pa.startsWith(pb.endsWith("/") ? pb : pb + "/");
-  }
-
-  private static String normal(Path p) {
-    if (isLocal(p)) {
-      return real(Paths.get(p.toUri())).toString();
-    }
-    return p.toUri().normalize().getPath();
-  }
-
-  /** The path with symbolic links resolved as far as it exists, the rest appended. */
-  static java.nio.file.Path real(java.nio.file.Path p) {
-    java.nio.file.Path abs = p.toAbsolutePath().normalize();
-    java.nio.file.Path existing = abs;
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
-    if (existing == null) {
-      return abs;
-    }
-    try {
-      return existing.toRealPath().resolve(existing.relativize(abs)).normalize();
-    } catch (IOException e) {
-      return abs;
-    }
   }
 
   static String firstLine(Throwable e) {

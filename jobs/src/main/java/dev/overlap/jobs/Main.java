@@ -2,11 +2,7 @@ package dev.overlap.jobs;
 
 import dev.overlap.executor.trace.TraceFiles;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Paths;
-import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -23,7 +19,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * generate --scale SF [--output DIR] [--overwrite]        TPC-H lineitem and orders as Parquet
- * etl      [--input DIR] [--output DIR] [--overwrite]     TPC-H Q1 and Q6 over lineitem
+ * etl      [--input DIR] [--output DIR] [--overwrite] [--engine overlap|spark-sql]
+ *                                                         TPC-H Q1 and Q6 over lineitem
  * features [--input DIR] [--output DIR] [--overwrite] [--vocabulary N]
  * </pre>
  *
@@ -31,20 +28,18 @@ import org.slf4j.LoggerFactory;
  * generated into {@code ./data/} on first use. Without {@code --output}, results go to {@code
  * ./out/<job>}, replaced on each run.
  *
- * <p>Before any work the command line, the input and the output are checked ({@link JobArgs},
- * {@link JobPaths}); the result is built beside the output and replaces it only when complete
- * ({@link StagedOutput}). A failure prints one line on stderr (exit code 2 when the command or the
- * input is at fault, 1 otherwise), with the full exception in the log file the line names. SIGINT
- * and SIGTERM stop the run, delete its staging folder and say what the output holds.
+ * <p>Before any work the command line, the master, the input and the output are checked ({@link
+ * JobArgs}, {@link PreFlight}, {@link JobPaths}); the result is built beside the output and
+ * replaces it only when complete ({@link StagedOutput}). A failure prints one line on stderr (exit
+ * code 2 when the command or the input is at fault, 1 otherwise), with the full exception in the
+ * log file the line names. SIGINT and SIGTERM stop the run, delete its staging folder and say what
+ * the output holds.
  */
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
   static final String DEFAULT_DATA = "data/tpch-sf0.01";
   static final double DEFAULT_SCALE = 0.01;
-
-  /** Parquet bytes that generate writes per unit of scale factor (lineitem and orders). */
-  static final long BYTES_PER_SCALE = 300L << 20;
 
   /** The shutdown hook runs before Spark's own (Hadoop's priority; Spark's is 40). */
   private static final int SHUTDOWN_PRIORITY = 50;
@@ -100,33 +95,11 @@ public final class Main {
   static int run(String[] args) throws IOException {
     JobArgs a = JobArgs.parse(args);
     SparkConf sparkConf = new SparkConf();
-    checkMaster(sparkConf.get("spark.master", "local[*]"));
+    PreFlight.checkMaster(sparkConf.get("spark.master", "local[*]"));
     Configuration hadoop = SparkHadoopUtil.get().newConfiguration(sparkConf);
     JobPaths paths =
         new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
-
-    boolean defaultOutput = !a.has("--output");
-    String output =
-        a.get("--output")
-            .orElse(
-                a.job.equals("generate")
-                    ? "data/tpch-sf" + a.get("--scale").orElseThrow()
-                    : "out/" + a.job);
-    // Before anything else looks at the output: put right what a killed run left beside it.
-    paths.recover(output);
-    List<Path> inputs =
-        a.job.equals("generate")
-            ? List.of()
-            : a.get("--input").map(paths::input).orElse(List.of(paths.qualified(DEFAULT_DATA)));
-    paths.checkOutputPlace(output, inputs);
-    paths.checkExistingOutput(
-        output,
-        a.job,
-        a.has(JobArgs.OVERWRITE) || defaultOutput,
-        a.has(JobArgs.OVERWRITE_UNMARKED));
-    if (a.job.equals("generate")) {
-      checkRoom(paths, output, a.scale());
-    }
+    String output = PreFlight.output(a, paths);
     int vocabulary = a.job.equals("features") ? a.vocabulary() : 0;
 
     SparkSession spark =
@@ -153,7 +126,7 @@ public final class Main {
             rowsOut = TpchGenerate.run(spark, a.scale(), to);
             break;
           case "etl":
-            rowsOut = EtlJob.run(spark, input, to, summary);
+            rowsOut = EtlJob.run(spark, input, to, a.engine(), summary);
             break;
           case "features":
             rowsOut = FeaturesJob.run(spark, input, to, vocabulary, summary);
@@ -183,7 +156,7 @@ public final class Main {
     String dir = DEFAULT_DATA;
     FileSystem fs = paths.fs(dir);
     Path target = paths.qualified(dir);
-    StagedOutput.recover(fs, target);
+    StagedRecovery.recover(fs, target);
     if (fs.exists(target)) {
       boolean complete =
           StagedOutput.writtenBy(fs, target).isPresent()
@@ -207,71 +180,6 @@ public final class Main {
       current = null;
     }
     return target.toString();
-  }
-
-  /** Refuses a scale factor whose tables would not fit the output's local file system. */
-  private static void checkRoom(JobPaths paths, String output, double scale) {
-    JobPaths.FreeSpace free = paths.freeSpace(output);
-    long need = (long) Math.ceil(scale * BYTES_PER_SCALE);
-    if (free.bytes() >= 0 && need > free.bytes()) {
-      throw new UsageException(
-          String.format(
-              Locale.ROOT,
-              "--scale %s needs about %.1f GB for its Parquet files, but %s has %.1f GB free;"
-                  + " use a smaller --scale or an --output on a larger disk",
-              fmt(scale),
-              need / 1e9,
-              free.where(),
-              free.bytes() / 1e9));
-    }
-  }
-
-  private static String fmt(double d) {
-    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
-  }
-
-  /**
-   * A standalone master that does not answer fails here, in seconds, rather than after Spark's
-   * minute of registration retries.
-   */
-  static void checkMaster(String master) {
-    if (!master.startsWith("spark://")) {
-      return;
-    }
-    StringBuilder tried = new StringBuilder();
-    for (String hostPort : master.substring("spark://".length()).split(",")) {
-      int colon = hostPort.lastIndexOf(':');
-      String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
-      int port;
-      try {
-        port = colon < 0 ? 7077 : Integer.parseInt(hostPort.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        throw new UsageException(
-            "--master '"
-                + master
-                + "' has no valid port in '"
-                + hostPort
-                + "'; e.g. spark://host:7077");
-      }
-      try (Socket s = new Socket()) {
-        s.connect(new InetSocketAddress(host, port), 3000);
-        return;
-      } catch (IOException e) {
-        tried
-            .append(tried.length() == 0 ? "" : ", ")
-            .append(host)
-            .append(':')
-            .append(port)
-            .append(": ")
-            .append(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-      }
-    }
-    throw new UsageException(
-        "cannot reach the Spark master "
-            + master
-            + " (tried "
-            + tried
-            + "); is it running? Check --master, or start the master first");
   }
 
   /**

@@ -27,9 +27,9 @@ import org.apache.spark.sql.types.StructType;
  * int, long, float or double, as {@link EtlShape} found them), l_returnflag, l_linestatus (string),
  * l_shipdate (date). A row whose ship date is null fails the filter, as in SQL.
  *
- * <p>Output, one row per group of a batch (or of a slice of one, see {@link EtlShape.Gpu#slices}):
- * the two keys; the sums of quantity, price, discounted price, charge and discount ({@link
- * EtlShape.Num#partialType}, null where every value was null); the counts of non-null quantities,
+ * <p>Output, one row per group of a batch (or of a slice of one, see {@link GpuMoney#slices}): the
+ * two keys; the sums of quantity, price, discounted price, charge and discount ({@link
+ * MoneyType#partialType}, null where every value was null); the counts of non-null quantities,
  * prices and discounts (for the averages, which skip nulls); and the count of rows.
  */
 public final class Q1Kernel implements GpuKernel {
@@ -48,15 +48,15 @@ public final class Q1Kernel implements GpuKernel {
   }
 
   /** The summed values, in output order. */
-  private EtlShape.Expr[] sums() {
-    return new EtlShape.Expr[] {
+  private MoneyExpr[] sums() {
+    return new MoneyExpr[] {
       shape.quantity, shape.price, shape.discPrice, shape.charge, shape.discount
     };
   }
 
   @Override
   public StructType outputSchema(StructType input) {
-    EtlShape.Expr[] s = sums();
+    MoneyExpr[] s = sums();
     return new StructType()
         .add("l_returnflag", DataTypes.StringType)
         .add("l_linestatus", DataTypes.StringType)
@@ -73,14 +73,14 @@ public final class Q1Kernel implements GpuKernel {
 
   @Override
   public Table apply(Table in) {
-    try (EtlShape.Gpu g = new EtlShape.Gpu(shape)) {
+    try (GpuMoney g = new GpuMoney(shape)) {
       Scalar cutoff = g.own(Scalar.timestampDaysFromInt(CUTOFF_DAY));
       ColumnVector keep =
           g.own(in.getColumn(EtlShape.SHIPDATE).binaryOp(BinaryOp.LESS_EQUAL, cutoff, DType.BOOL8));
       Table t = g.own(in.filter(keep));
       g.bind(t);
-      EtlShape.Expr[] exprs = sums();
-      EtlShape.Gpu.Val[] vals = new EtlShape.Gpu.Val[exprs.length];
+      MoneyExpr[] exprs = sums();
+      GpuMoney.Val[] vals = new GpuMoney.Val[exprs.length];
       ColumnVector[] summands = new ColumnVector[exprs.length];
       for (int i = 0; i < exprs.length; i++) {
         vals[i] = g.eval(exprs[i]);
@@ -131,8 +131,8 @@ public final class Q1Kernel implements GpuKernel {
   public CpuKernel cpu() {
     EtlShape s = shape;
     return rows -> {
-      EtlShape.Cpu c = new EtlShape.Cpu(s);
-      EtlShape.Expr[] exprs = new Q1Kernel(s).sums();
+      CpuMoney c = new CpuMoney(s);
+      MoneyExpr[] exprs = new Q1Kernel(s).sums();
       Map<List<String>, Group> groups = new HashMap<>();
       while (rows.hasNext()) {
         Row r = rows.next();
@@ -172,12 +172,8 @@ public final class Q1Kernel implements GpuKernel {
   }
 
   private static final class Group {
-    final EtlShape.Sum[] sums = {
-      new EtlShape.Sum(),
-      new EtlShape.Sum(),
-      new EtlShape.Sum(),
-      new EtlShape.Sum(),
-      new EtlShape.Sum()
+    final MoneySum[] sums = {
+      new MoneySum(), new MoneySum(), new MoneySum(), new MoneySum(), new MoneySum()
     };
     final long[] counts = new long[4];
   }

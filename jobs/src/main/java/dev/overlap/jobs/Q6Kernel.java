@@ -20,7 +20,7 @@ import org.apache.spark.sql.types.StructType;
  * TPC-H Q6's per-batch work: the filter and the partial sum of {@code l_extendedprice *
  * l_discount}. Input columns: l_quantity, l_extendedprice, l_discount (each a decimal, int, long,
  * float or double, as {@link EtlShape} found them), l_shipdate (date). Output: the revenue in
- * {@link EtlShape.Num#partialType}, one row per batch or slice of one that has a row passing the
+ * {@link MoneyType#partialType}, one row per batch or slice of one that has a row passing the
  * filter (none otherwise); Spark adds them up ({@link EtlJob#q6}).
  */
 public final class Q6Kernel implements GpuKernel {
@@ -54,7 +54,7 @@ public final class Q6Kernel implements GpuKernel {
 
   @Override
   public Table apply(Table in) {
-    try (EtlShape.Gpu g = new EtlShape.Gpu(shape)) {
+    try (GpuMoney g = new GpuMoney(shape)) {
       Scalar from = g.own(Scalar.timestampDaysFromInt(FROM_DAY));
       Scalar to = g.own(Scalar.timestampDaysFromInt(TO_DAY));
       ColumnVector day = in.getColumn(SHIPDATE);
@@ -68,7 +68,7 @@ public final class Q6Kernel implements GpuKernel {
                   in.getColumn(EtlShape.QUANTITY), shape.quantity.type, null, QTY_BELOW, true));
       Table t = g.own(in.filter(keep));
       g.bind(t);
-      EtlShape.Gpu.Val rev = g.eval(shape.revenue);
+      GpuMoney.Val rev = g.eval(shape.revenue);
       ColumnVector slice = g.slices((int) t.getRowCount(), rev);
       Table groups = g.own(new Table(slice, g.summand(rev)));
       Table agg = g.own(groups.groupBy(0).aggregate(GroupByAggregation.sum().onColumn(1)));
@@ -80,8 +80,8 @@ public final class Q6Kernel implements GpuKernel {
   public CpuKernel cpu() {
     EtlShape s = shape;
     return rows -> {
-      EtlShape.Cpu c = new EtlShape.Cpu(s);
-      EtlShape.Sum sum = new EtlShape.Sum();
+      CpuMoney c = new CpuMoney(s);
+      MoneySum sum = new MoneySum();
       boolean any = false;
       while (rows.hasNext()) {
         Row r = rows.next();
@@ -94,8 +94,8 @@ public final class Q6Kernel implements GpuKernel {
           continue;
         }
         c.bind(r);
-        if (EtlShape.Cpu.between(c.eval(s.discount), DISC_LO, DISC_HI, false)
-            && EtlShape.Cpu.between(c.eval(s.quantity), null, QTY_BELOW, true)) {
+        if (CpuMoney.between(c.eval(s.discount), DISC_LO, DISC_HI, false)
+            && CpuMoney.between(c.eval(s.quantity), null, QTY_BELOW, true)) {
           sum.add(c.eval(s.revenue));
           any = true;
         }

@@ -12,8 +12,6 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Pattern;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -29,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * target aside to {@code .<target>.overlap-previous-…}, moves the staging folder to the target and
  * only then deletes the earlier result. Every step is a rename within one folder, so at each moment
  * the target holds the complete old result or the complete new one, except between the two renames
- * of a commit, when the old result sits under its {@code previous} name; {@link #recover} (which
- * every run calls before it looks at the target) moves it back if the process died there.
+ * of a commit, when the old result sits under its {@code previous} name; {@link
+ * StagedRecovery#recover} (which every run calls before it looks at the target) moves it back if
+ * the process died there.
  *
  * <p>Nothing outside the target and these two sibling names is ever written, moved or deleted.
  */
@@ -42,11 +41,6 @@ final class StagedOutput implements AutoCloseable {
 
   static final String STAGING = ".overlap-staging-";
   static final String PREVIOUS = ".overlap-previous-";
-
-  /** What follows {@code .<target>} in the names this class gives: job, host, pid (and time). */
-  private static final Pattern LEFTOVER =
-      Pattern.compile(
-          "\\.overlap-(staging|previous)-(generate|etl|features)-[A-Za-z0-9._]+-[0-9]+(-[0-9]{8}-[0-9]{6})?");
 
   /**
    * For crash tests: names a point ({@code between-tables}, {@code replace}) at which the run
@@ -194,70 +188,6 @@ final class StagedOutput implements AutoCloseable {
   }
 
   /**
-   * Puts right what a killed run left beside {@code target}: an earlier result moved aside during a
-   * replace goes back when the target is missing, and is deleted only when a complete output (with
-   * its marker) is in place, the replace having finished; staging folders of runs that are no
-   * longer alive are deleted. A staging folder of a process that still runs on this host, or of
-   * another host, is left alone.
-   */
-  static void recover(FileSystem fs, Path target) throws IOException {
-    Path parent = target.getParent();
-    if (parent == null || !fs.isDirectory(parent)) {
-      return;
-    }
-    String prefix = "." + target.getName();
-    FileStatus[] siblings =
-        fs.listStatus(parent, p -> p.getName().startsWith(prefix + ".overlap-"));
-    for (FileStatus s : siblings) {
-      String rest = s.getPath().getName().substring(prefix.length());
-      if (!LEFTOVER.matcher(rest).matches()) {
-        continue; // the name of another output that only starts like this one's
-      }
-      if (rest.startsWith(PREVIOUS)) {
-        if (!fs.exists(target)) {
-          LOG.warn("restoring {}: a run was stopped while it replaced it", target);
-          move(fs, s.getPath(), target);
-        } else if (writtenBy(fs, target).isPresent()) {
-          fs.delete(s.getPath(), true); // the replace had finished
-        } else {
-          // Never delete an earlier result unless a complete one is in place.
-          LOG.warn("left {} alone: {} is not a complete Overlap output", s.getPath(), target);
-        }
-      }
-    }
-    for (FileStatus s : siblings) {
-      String rest = s.getPath().getName().substring(prefix.length());
-      if (!LEFTOVER.matcher(rest).matches()) {
-        continue;
-      }
-      if (rest.startsWith(STAGING) && !aliveHere(rest)) {
-        LOG.info("deleting {}: left by a run that was stopped", s.getPath());
-        fs.delete(s.getPath(), true);
-      }
-    }
-  }
-
-  /** Whether a staging name belongs to a process that still runs, or to another host. */
-  private static boolean aliveHere(String stagingName) {
-    // .overlap-staging-<job>-<host>-<pid>-<yyyyMMdd>-<HHmmss>
-    String[] parts = stagingName.substring(STAGING.length()).split("-");
-    if (parts.length < 5) {
-      return false;
-    }
-    String host = String.join("-", java.util.Arrays.copyOfRange(parts, 1, parts.length - 3));
-    if (!host.equals(host())) {
-      return true;
-    }
-    try {
-      long pid = Long.parseLong(parts[parts.length - 3]);
-      // The same pid as this run's can only be another container's run: count it alive.
-      return pid == ProcessHandle.current().pid() || ProcessHandle.of(pid).isPresent();
-    } catch (NumberFormatException e) {
-      return false;
-    }
-  }
-
-  /**
    * Renames {@code from} to {@code to}, which must not exist, as one step or not at all. On the
    * local file system this is rename(2) itself: Hadoop's local rename falls back to copying file by
    * file where rename(2) fails (a mount point, another device), which could leave both halves
@@ -274,11 +204,11 @@ final class StagedOutput implements AutoCloseable {
     }
   }
 
-  private static Path sibling(Path target, String suffix) {
+  static Path sibling(Path target, String suffix) {
     return new Path(target.getParent(), "." + target.getName() + suffix);
   }
 
-  private static String host() {
+  static String host() {
     try {
       return InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9.]", "_");
     } catch (IOException e) {

@@ -300,6 +300,21 @@ class BadInputsIT {
   }
 
   @Test
+  void anUnknownEngine() throws Exception {
+    refused(2, "--engine must be overlap or spark-sql, got 'gpu'", "etl", "--engine", "gpu");
+  }
+
+  @Test
+  void engineDoesNotApplyToFeatures() throws Exception {
+    refused(
+        2,
+        "--engine is not an option of features (it is one of etl)",
+        "features",
+        "--engine",
+        "spark-sql");
+  }
+
+  @Test
   void aRepeatedOption() throws Exception {
     refused(2, "--output is given twice", "etl", "--output", "a", "--output", "b");
   }

@@ -428,7 +428,7 @@ class FeaturesJobTest {
           FeaturePlan plan = FeaturesJob.plan(in, 2);
           Map<Integer, Row> expected = new HashMap<>();
           for (Row r : in.collectAsList()) {
-            expected.put(r.getInt(0), FeatureKernel.cpuRow(plan, r));
+            expected.put(r.getInt(0), CpuFeatures.row(plan, r));
           }
           PipelineReport report = PipelineReport.create(spark);
           List<Row> gpu = FeaturesJob.features(in, plan, report).collectAsList();
@@ -471,7 +471,7 @@ class FeaturesJobTest {
     Map<Integer, Row> expected = new HashMap<>();
     for (Row r : in.collectAsList()) {
       Row kernelIn = RowFactory.create(r.get(0), r.get(1), r.get(2));
-      expected.put((int) r.<byte[]>getAs("blob")[0], FeatureKernel.cpuRow(plan, kernelIn));
+      expected.put((int) r.<byte[]>getAs("blob")[0], CpuFeatures.row(plan, kernelIn));
     }
     PipelineReport report = PipelineReport.create(spark);
     List<Row> gpu = FeaturesJob.features(in, plan, report).collectAsList();

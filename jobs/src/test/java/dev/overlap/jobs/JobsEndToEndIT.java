@@ -1,11 +1,14 @@
 package dev.overlap.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -17,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The jobs as a user runs them: ./spark-submit.sh generate, etl and features on a tiny TPC-H
  * dataset, each in its own JVM, then their Parquet outputs checked against Spark SQL written here,
- * independently of the jobs' code.
+ * independently of the jobs' code. The kernels run on the GPU where this machine has one and on the
+ * CPU otherwise; the summary's figures are checked for the path it says the run took.
  */
 class JobsEndToEndIT {
   @TempDir static Path tmp;
@@ -60,7 +64,31 @@ class JobsEndToEndIT {
     Shell.Result r = Shell.submit(tmp, "etl", "--input", lineitem, "--output", "etl");
     assertEquals(0, r.exitCode(), r.output());
     assertTrue(r.output().contains("==== overlap etl ===="), r.output());
-    assertTrue(r.output().contains("path           CPU"), r.output());
+    assertPathTaken(r.output(), "Q1", "Q6");
+    assertTrue(r.output().contains("\nengine         overlap (Overlap's kernels"), r.output());
+    assertEtlOutput("etl");
+  }
+
+  @Test
+  void etlWithTheSparkSqlEngineWritesTheSameResult() throws Exception {
+    Shell.Result r =
+        Shell.submit(
+            tmp, "etl", "--input", lineitem, "--output", "etl-sql", "--engine", "spark-sql");
+    assertEquals(0, r.exitCode(), r.output());
+    int at = r.output().indexOf("==== overlap etl ====");
+    assertTrue(at >= 0, r.output());
+    String summary = r.output().substring(at);
+    assertTrue(
+        summary.contains(
+            "\nengine         spark-sql (Spark SQL's aggregations, on Spark's own CPU"
+                + " operators)\n"),
+        summary);
+    assertFalse(summary.contains("\npath "), "no kernel ran:\n" + summary);
+    assertEtlOutput("etl-sql");
+  }
+
+  /** etl's output in {@code dir}: Q1 and Q6 as Spark SQL gives them over lineitem. */
+  private static void assertEtlOutput(String dir) {
     spark.read().parquet(lineitem).createOrReplaceTempView("lineitem");
     Dataset<Row> q1 =
         spark.sql(
@@ -72,7 +100,7 @@ class JobsEndToEndIT {
                 + " avg(l_discount) as avg_disc, count(*) as count_order"
                 + " from lineitem where l_shipdate <= date '1998-12-01' - interval '90' day"
                 + " group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus");
-    Dataset<Row> got = spark.read().parquet(tmp.resolve("etl/q1").toString());
+    Dataset<Row> got = spark.read().parquet(tmp.resolve(dir + "/q1").toString());
     assertEquals(typesOf(q1), typesOf(got));
     assertEquals(q1.collectAsList(), got.orderBy("l_returnflag", "l_linestatus").collectAsList());
     Dataset<Row> q6 =
@@ -81,7 +109,7 @@ class JobsEndToEndIT {
                 + " where l_shipdate >= date '1994-01-01'"
                 + " and l_shipdate < date '1994-01-01' + interval '1' year"
                 + " and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24");
-    Dataset<Row> got6 = spark.read().parquet(tmp.resolve("etl/q6").toString());
+    Dataset<Row> got6 = spark.read().parquet(tmp.resolve(dir + "/q6").toString());
     assertEquals(typesOf(q6), typesOf(got6));
     assertEquals(q6.collectAsList(), got6.collectAsList());
   }
@@ -95,6 +123,7 @@ class JobsEndToEndIT {
     assertTrue(
         r.output().matches("(?s).*\\nfirst pass +[0-9.]+ s \\(statistics and vocabularies.*"),
         r.output());
+    assertPathTaken(r.output(), "features");
     Dataset<Row> in = spark.read().parquet(lineitem);
     in.createOrReplaceTempView("li");
     List<String> exprs = new ArrayList<>();
@@ -168,6 +197,47 @@ class JobsEndToEndIT {
         }
       }
     }
+  }
+
+  /**
+   * Checks the summary against the path it says the run took, which depends on this machine. On the
+   * GPU: every step copied batches through the pipeline, none ran CPU tasks, and the pipeline's
+   * overlap is measured. On the CPU, which only a machine without a usable GPU may take (no CUDA
+   * device is visible): every step ran CPU tasks and none copied a batch. A mixed run fails: a
+   * local run has one executor. Returns whether the GPU path ran.
+   */
+  static boolean assertPathTaken(String output, String... steps) {
+    int at = output.indexOf("==== overlap ");
+    assertTrue(at >= 0, "no summary:\n" + output);
+    String summary = output.substring(at);
+    Matcher path = Pattern.compile("(?m)^path +(.+)$").matcher(summary);
+    assertTrue(path.find(), "no path line:\n" + summary);
+    boolean gpu = path.group(1).equals("GPU");
+    if (gpu) {
+      for (String step : steps) {
+        Matcher m =
+            Pattern.compile("(?m)^" + step + " +(\\d+) batches, [0-9.]+ GB copied; busy: ")
+                .matcher(summary);
+        assertTrue(m.find(), step + " has no GPU line:\n" + summary);
+        assertTrue(Long.parseLong(m.group(1)) > 0, summary);
+      }
+      assertFalse(summary.contains(" tasks on the CPU, "), summary);
+      assertTrue(
+          Pattern.compile("(?m)^overlap +[0-9.]+ s with two or more of copy, compute and copy back")
+              .matcher(summary)
+              .find(),
+          summary);
+    } else {
+      assertTrue(path.group(1).startsWith("CPU (no CUDA device is visible"), summary);
+      for (String step : steps) {
+        Matcher m =
+            Pattern.compile("(?m)^" + step + " +(\\d+) tasks on the CPU, ").matcher(summary);
+        assertTrue(m.find(), step + " has no CPU line:\n" + summary);
+        assertTrue(Long.parseLong(m.group(1)) > 0, summary);
+      }
+      assertFalse(summary.contains(" batches, "), summary);
+    }
+    return gpu;
   }
 
   /** Names and types; Parquet files read back as nullable, so nullability is not compared. */

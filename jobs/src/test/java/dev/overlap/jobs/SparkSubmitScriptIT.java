@@ -64,6 +64,29 @@ class SparkSubmitScriptIT {
   }
 
   @Test
+  void aMissingRapidsJarIsOneLineBeforeAnythingStarts() throws Exception {
+    Path missing = tmp.resolve("no/rapids-4-spark_2.13-26.08.1-cuda13.jar");
+    Path folder = Files.createDirectories(tmp.resolve("rapids"));
+    for (Path jar : List.of(missing, folder)) {
+      Shell.Result r =
+          Shell.run(
+              List.of(script(), "etl", "--engine", "spark-sql"),
+              Map.of("OVERLAP_RAPIDS_JAR", jar.toString()),
+              tmp,
+              60);
+      assertEquals(2, r.exitCode(), r.output());
+      String want =
+          jar.equals(missing)
+              ? "spark-submit.sh: OVERLAP_RAPIDS_JAR=" + jar + ": no such file; set it to the"
+              : "spark-submit.sh: OVERLAP_RAPIDS_JAR=" + jar + " is not a readable file; set it";
+      assertTrue(r.output().startsWith(want), r.output());
+      assertTrue(r.output().contains("rapids-4-spark_2.13-26.08.1-cuda13.jar) or unset it"));
+      assertEquals(1, r.output().strip().lines().count(), r.output());
+    }
+    assertTrue(Files.notExists(tmp.resolve("out")), "nothing was started");
+  }
+
+  @Test
   void aJavaOlderThan17IsRefused() throws Exception {
     Path fakeHome = Files.createDirectories(tmp.resolve("jdk11/bin"));
     Path java = fakeHome.resolve("java");

@@ -74,7 +74,7 @@ class StagedOutputTest {
   void recoverPutsBackAnEarlierResultMovedAsideByAKilledRun() throws IOException {
     earlier(true);
     Files.move(out, tmp.resolve(".out.overlap-previous-etl-somehost-12345"));
-    StagedOutput.recover(fs, target());
+    StagedRecovery.recover(fs, target());
     assertEquals("earlier", Files.readString(out.resolve("old.txt")));
     assertEquals(List.of(), besideOut());
   }
@@ -85,7 +85,7 @@ class StagedOutputTest {
     Files.createDirectories(tmp.resolve(".out.overlap-previous-etl-somehost-12345"));
     Files.writeString(tmp.resolve(".out.overlap-previous-etl-somehost-12345/old.txt"), "earlier");
     Files.createDirectories(out);
-    StagedOutput.recover(fs, target());
+    StagedRecovery.recover(fs, target());
     assertEquals(
         "earlier",
         Files.readString(tmp.resolve(".out.overlap-previous-etl-somehost-12345/old.txt")));
@@ -99,7 +99,7 @@ class StagedOutputTest {
     String live =
         ".out.overlap-staging-etl-otherhost-" + ProcessHandle.current().pid() + "-20261130-120000";
     Files.createDirectories(tmp.resolve(live));
-    StagedOutput.recover(fs, target());
+    StagedRecovery.recover(fs, target());
     assertEquals(List.of(".out.overlap-previous-notes", live, ".out.overlap-x"), besideOut());
   }
 

@@ -52,16 +52,16 @@ class TpchGenerateTest {
 
   @Test
   void theTimeLeftIsEstimatedFromTheRateSoFar() {
-    assertEquals("estimating the time left", TpchGenerate.timeLeft(2_000_000_000L, 0, 100));
-    assertEquals("estimating the time left", TpchGenerate.timeLeft(100_000_000L, 10, 100));
+    assertEquals("estimating the time left", ProgressText.timeLeft(2_000_000_000L, 0, 100));
+    assertEquals("estimating the time left", ProgressText.timeLeft(100_000_000L, 10, 100));
     // 25 of 100 in 4 s: 75 more take 12 s.
-    assertEquals("about 12 s left", TpchGenerate.timeLeft(4_000_000_000L, 25, 100));
-    assertEquals("about 3.0 s left", TpchGenerate.timeLeft(1_000_000_000L, 25, 100));
-    assertEquals("3 min 20 s", TpchGenerate.duration(200_000_000_000L));
-    assertEquals("1 h 5 min", TpchGenerate.duration(3_900_000_000_000L));
+    assertEquals("about 12 s left", ProgressText.timeLeft(4_000_000_000L, 25, 100));
+    assertEquals("about 3.0 s left", ProgressText.timeLeft(1_000_000_000L, 25, 100));
+    assertEquals("3 min 20 s", ProgressText.duration(200_000_000_000L));
+    assertEquals("1 h 5 min", ProgressText.duration(3_900_000_000_000L));
     assertEquals(
         "generating TPC-H SF 10:  45% (lineitem: 6,750,000 of 15,000,000 orders), about 12 s left",
-        TpchGenerate.line(10, 45, "lineitem", 6_750_000, 15_000_000, "about 12 s left"));
+        ProgressText.line(10, 45, "lineitem", 6_750_000, 15_000_000, "about 12 s left"));
   }
 
   @Test
@@ -126,8 +126,8 @@ class TpchGenerateTest {
   @Test
   void executorsReportTheOrdersTheyGeneratedAtEachTaskEnd() throws Exception {
     PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-    try (TpchGenerate.Progress progress = new TpchGenerate.Progress(spark, 1, 100, quiet, false)) {
-      TpchGenerate.Counter counter = progress.counter();
+    try (TpchProgress progress = new TpchProgress(spark, 1, 100, quiet, false)) {
+      TpchOrderCounter counter = progress.counter();
       JavaSparkContext.fromSparkContext(spark.sparkContext())
           .parallelize(List.of(1, 2, 3, 4), 4)
           .foreach(i -> counter.add(10L * i));
