@@ -43,6 +43,13 @@ final class JobSummary {
     phases.put(name, String.format(Locale.ROOT, "%.2f s (%s)", nanos / 1e9, what));
   }
 
+  /** Records the phase that began at {@code since} ({@link System#nanoTime}); returns now. */
+  long phaseSince(String name, long since, String what) {
+    long now = System.nanoTime();
+    phase(name, now - since, what);
+    return now;
+  }
+
   /** A figure worth its own line that is not a time, such as a count of values set aside. */
   void note(String name, String text) {
     phases.put(name, text);

@@ -102,6 +102,7 @@ public final class Main {
     String output = PreFlight.output(a, paths);
     int vocabulary = a.job.equals("features") ? a.vocabulary() : 0;
 
+    long starting = System.nanoTime();
     SparkSession spark =
         SparkSession.builder()
             .appName("overlap " + a.job)
@@ -109,6 +110,7 @@ public final class Main {
             .config("spark.sql.session.timeZone", "UTC")
             .getOrCreate();
     session = spark;
+    long startNanos = System.nanoTime() - starting;
     try {
       int slots = Math.max(1, spark.sparkContext().defaultParallelism());
       String input = a.get("--input").orElse(null);
@@ -116,6 +118,10 @@ public final class Main {
         input = defaultInput(spark, paths) + "/lineitem";
       }
       JobSummary summary = new JobSummary(a.job);
+      summary.phase(
+          "start",
+          startNanos,
+          "Spark session and executor start, GPU set up; before the wall time below");
       FileSystem fs = paths.fs(output);
       long rowsOut;
       try (StagedOutput staged = StagedOutput.begin(fs, paths.qualified(output), a.job)) {
@@ -134,7 +140,9 @@ public final class Main {
           default:
             throw new AssertionError(a.job);
         }
+        long committing = System.nanoTime();
         staged.commit();
+        summary.phaseSince("commit", committing, "the new output put in place");
       } finally {
         current = null;
       }

@@ -39,6 +39,7 @@ import org.apache.spark.sql.types.TimestampType;
 public final class FileColumns {
   static final String SPARK_VERSION = "org.apache.spark.version";
   static final String LEGACY_DATETIME = "org.apache.spark.legacyDateTime";
+  static final String LEGACY_INT96 = "org.apache.spark.legacyINT96";
 
   private final String[] include;
   private final int[] decodedIndex;
@@ -69,6 +70,7 @@ public final class FileColumns {
     StructField[] fields = scan.kernelSchema().fields();
     int[] fileField = new int[fields.length];
     boolean dated = false;
+    boolean int96 = false;
     for (int c = 0; c < fields.length; c++) {
       String name = scan.fileNames()[c];
       fileField[c] = find(schema, name, scan.caseSensitive(), fileName);
@@ -87,9 +89,18 @@ public final class FileColumns {
                   + ": "
                   + why);
         }
+        int96 |=
+            t.isPrimitive()
+                && t.asPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT96;
         DataType dt = fields[c].dataType();
         dated |=
             dt instanceof DateType || dt instanceof TimestampType || dt instanceof TimestampNTZType;
+      }
+    }
+    if (int96) {
+      String legacy = legacyInt96(file.getKeyValueMetaData());
+      if (legacy != null) {
+        throw new NotForGpu(fileName + ": " + legacy);
       }
     }
     if (dated) {
@@ -145,7 +156,7 @@ public final class FileColumns {
     PrimitiveTypeName n = p.getPrimitiveTypeName();
     LogicalTypeAnnotation a = p.getLogicalTypeAnnotation();
     if (n == PrimitiveTypeName.INT96) {
-      return "INT96 timestamps are read on the host";
+      return want instanceof TimestampType ? null : "INT96 is read only as a timestamp";
     }
     boolean ok;
     if (want instanceof BooleanType) {
@@ -193,6 +204,36 @@ public final class FileColumns {
   }
 
   /**
+   * Why a file's INT96 timestamps may need Spark's rebase from the legacy calendar (or the Impala
+   * conversion), so that the host reads them; null for a file Spark 3.1 or later wrote in the
+   * proleptic calendar, which the GPU decodes exactly.
+   */
+  static String legacyInt96(Map<String, String> kv) {
+    String version = kv.get(SPARK_VERSION);
+    if (version == null) {
+      return "INT96 timestamps from a writer other than Spark are read on the host";
+    }
+    if (olderThan(version, 3, 1) || kv.containsKey(LEGACY_INT96)) {
+      return "INT96 timestamps written by Spark "
+          + version
+          + " in the legacy calendar are read on the host";
+    }
+    return null;
+  }
+
+  /** Whether a version string {@code a.b.c} is before {@code major.minor}. */
+  static boolean olderThan(String version, int major, int minor) {
+    String[] p = version.split("[.-]");
+    try {
+      int ma = Integer.parseInt(p[0]);
+      int mi = p.length > 1 ? Integer.parseInt(p[1]) : 0;
+      return ma < major || (ma == major && mi < minor);
+    } catch (NumberFormatException e) {
+      return true;
+    }
+  }
+
+  /**
    * Why dates and timestamps of a file need Spark's rebase from the legacy hybrid calendar; null
    * when they do not. A file written by Spark says which calendar it used; for any other writer the
    * session's mode decides.
@@ -200,7 +241,7 @@ public final class FileColumns {
   static String legacyCalendar(Map<String, String> kv, String rebaseMode) {
     String version = kv.get(SPARK_VERSION);
     if (version != null) {
-      if (version.compareTo("3.0.0") < 0 || kv.containsKey(LEGACY_DATETIME)) {
+      if (olderThan(version, 3, 0) || kv.containsKey(LEGACY_DATETIME)) {
         return "written by Spark "
             + version
             + " in the legacy calendar; its dates and timestamps are rebased on the host";

@@ -145,20 +145,22 @@ class ParquetScanGpuTest {
   }
 
   @Test
-  void int96TimestampsGoToTheHostWithTheReasonAndGpuModeRefusesThem() {
-    String dir = root.resolve("int96").toString();
-    spark.conf().set("spark.sql.parquet.outputTimestampType", "INT96");
+  void filesInTheLegacyCalendarGoToTheHostWithTheReasonAndGpuModeRefusesThem() {
+    String dir = root.resolve("legacy").toString();
+    spark.conf().set("spark.sql.parquet.datetimeRebaseModeInWrite", "LEGACY");
+    spark.conf().set("spark.sql.parquet.int96RebaseModeInWrite", "LEGACY");
     try {
       TestData.frame(spark, 5_000, 2).write().parquet(dir);
     } finally {
-      spark.conf().unset("spark.sql.parquet.outputTimestampType");
+      spark.conf().unset("spark.sql.parquet.datetimeRebaseModeInWrite");
+      spark.conf().unset("spark.sql.parquet.int96RebaseModeInWrite");
     }
     PipelineReport r = checkAgainstSpark(spark.read().parquet(dir));
     assertEquals(0, r.gpuTasks(InputPath.PARQUET));
     assertEquals(r.gpuTasks(), r.gpuTasks(InputPath.COLUMNAR));
     assertTrue(!r.parquetFallbacks().isEmpty());
     for (String why : r.parquetFallbacks()) {
-      assertTrue(why.contains(": column 'ts' is optional int96 ts"), why);
+      assertTrue(why.contains("in the legacy calendar"), why);
     }
 
     spark.conf().set("spark.overlap.parquet.decode", "GPU");
@@ -171,10 +173,26 @@ class ParquetScanGpuTest {
       for (Throwable t = e; t != null; t = t.getCause()) {
         all.append(t.getMessage()).append(" | ");
       }
-      assertTrue(all.toString().contains("INT96 timestamps are read on the host"), all.toString());
+      assertTrue(all.toString().contains("in the legacy calendar"), all.toString());
       assertTrue(all.toString().contains("spark.overlap.parquet.decode=GPU"), all.toString());
     } finally {
       spark.conf().unset("spark.overlap.parquet.decode");
+    }
+  }
+
+  @Test
+  void timestampsAsInt96AndAsMicrosDecodeAlike() {
+    for (String type : new String[] {"INT96", "TIMESTAMP_MICROS", "TIMESTAMP_MILLIS"}) {
+      String dir = root.resolve("ts-" + type).toString();
+      spark.conf().set("spark.sql.parquet.outputTimestampType", type);
+      try {
+        TestData.frame(spark, 8_000, 2).write().parquet(dir);
+      } finally {
+        spark.conf().unset("spark.sql.parquet.outputTimestampType");
+      }
+      PipelineReport r = checkAgainstSpark(spark.read().parquet(dir));
+      assertEquals(List.of(), r.parquetFallbacks(), type);
+      assertEquals(r.gpuTasks(), r.gpuTasks(InputPath.PARQUET), type);
     }
   }
 

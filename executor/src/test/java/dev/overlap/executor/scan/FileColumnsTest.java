@@ -106,9 +106,9 @@ class FileColumnsTest {
   @Test
   void whatTheGpuWouldNotReadAsSparkDoesIsNamed() {
     assertEquals(
-        "f.parquet: column 'old' is optional int96 old, read as timestamp: INT96 timestamps are"
-            + " read on the host",
-        why(scan(false, "CORRECTED", "old", DataTypes.TimestampType), Map.of()));
+        "f.parquet: column 'old' is optional int96 old, read as timestamp_ntz: INT96 is read only"
+            + " as a timestamp",
+        why(scan(false, "CORRECTED", "old", DataTypes.TimestampNTZType), Map.of()));
     assertEquals(
         "f.parquet: column 'g' is optional group g {\n  optional int32 x;\n}, read as int: nested"
             + " and repeated columns are read on the host",
@@ -142,6 +142,24 @@ class FileColumnsTest {
                     new FileMetaData(MessageTypeParser.parseMessageType(two), Map.of(), "t"),
                     "f.parquet"));
     assertEquals("f.parquet: several columns match 'a' when case is ignored", e.reason());
+  }
+
+  @Test
+  void int96IsDecodedOnlyWhenSparkWroteItInTheProlepticCalendar() throws Exception {
+    ScanColumns old = scan(false, "CORRECTED", "old", DataTypes.TimestampType);
+    FileColumns.of(old, file(Map.of(FileColumns.SPARK_VERSION, "4.0.4")), "f.parquet");
+    FileColumns.of(old, file(Map.of(FileColumns.SPARK_VERSION, "3.1.1")), "f.parquet");
+    assertEquals(
+        "f.parquet: INT96 timestamps from a writer other than Spark are read on the host",
+        why(old, Map.of()));
+    assertEquals(
+        "f.parquet: INT96 timestamps written by Spark 3.0.3 in the legacy calendar are read on"
+            + " the host",
+        why(old, Map.of(FileColumns.SPARK_VERSION, "3.0.3")));
+    assertEquals(
+        "f.parquet: INT96 timestamps written by Spark 3.5.0 in the legacy calendar are read on"
+            + " the host",
+        why(old, Map.of(FileColumns.SPARK_VERSION, "3.5.0", FileColumns.LEGACY_INT96, "")));
   }
 
   @Test
