@@ -32,7 +32,7 @@ USAGE
     etl)
       cat <<'USAGE'
 usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite]
-                             [--engine overlap|spark-sql] [spark options]
+                             [--engine overlap|spark-sql] [--repeat N] [spark options]
 
   TPC-H Q1 and Q6 over a Parquet lineitem table (a folder, a file or a glob), written to
   DIR/q1 and DIR/q6 (default out/etl). Without --input: TPC-H SF 0.01, generated into
@@ -41,6 +41,8 @@ usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite]
   (the default). --engine spark-sql: the same queries as Spark SQL's own aggregations, with
   the same output, to compare the two; with OVERLAP_RAPIDS_JAR set and
   --conf spark.plugins=com.nvidia.spark.SQLPlugin the RAPIDS Accelerator runs them.
+  --repeat N: after writing, each query runs N-1 more times in the same process; the summary
+  gives those warm runs' times and median (default 1: no repeat).
 USAGE
       ;;
     features)
@@ -59,7 +61,7 @@ usage: ./spark-submit.sh <job> [job options] [spark options]      (./spark-submi
 jobs:
   generate --scale SF [--output DIR] [--overwrite]   TPC-H lineitem and orders as Parquet
   etl      [--input PATH] [--output DIR] [--overwrite] TPC-H Q1 and Q6 over lineitem
-           [--engine overlap|spark-sql]               (Overlap's kernels or Spark SQL's own)
+           [--engine overlap|spark-sql] [--repeat N]  (Overlap's kernels or Spark SQL's own)
   features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.

@@ -10,7 +10,7 @@
 #                                  engine), etl-rapids (the same on the RAPIDS Accelerator, from
 #                                  GPU_BUNDLE_RAPIDS_JAR) and compare-etl-sql (etl's GPU path
 #                                  against etl-sql); TPC-H is generated first when missing
-#   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
+#   REPEAT (etl steps' --repeat, default 1), SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
 #   job's command line, e.g. "--conf spark.overlap.pinned.poolSize=32g")
 set -uo pipefail
 out="${OUT:-gpu-out}"
@@ -49,15 +49,15 @@ steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(etl etl-cpu features features-cpu compare-etl compare-features)
 for step in "${steps[@]}"; do
   case "$step" in
-    etl) run etl-gpu etl --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
-    etl-host) run etl-host etl --input "$data/lineitem" --output /tmp/out-etl-host --overwrite "${mem[@]}" --conf spark.overlap.parquet.decode=HOST ;;
-    etl-cpu) run etl-cpu etl --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
+    etl) run etl-gpu etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
+    etl-host) run etl-host etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-host --overwrite "${mem[@]}" --conf spark.overlap.parquet.decode=HOST ;;
+    etl-cpu) run etl-cpu etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     etl-rapids)
       OVERLAP_RAPIDS_JAR="${GPU_BUNDLE_RAPIDS_JAR:?pack with --rapids}" run etl-rapids etl \
-        --input "$data/lineitem" --output /tmp/out-etl-rapids --overwrite --engine spark-sql "${mem[@]}" \
+        --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-rapids --overwrite --engine spark-sql "${mem[@]}" \
         --conf spark.plugins=com.nvidia.spark.SQLPlugin --conf spark.rapids.sql.concurrentGpuTasks=2 \
         --conf spark.rapids.memory.pinnedPool.size=4g ;;
-    etl-sql) run etl-sql etl --input "$data/lineitem" --output /tmp/out-etl-sql --overwrite --engine spark-sql "${mem[@]}" ;;
+    etl-sql) run etl-sql etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-sql --overwrite --engine spark-sql "${mem[@]}" ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
     features-pageable) run features-pageable features --input "$data/lineitem" --output /tmp/out-features-pageable --overwrite "${mem[@]}" --conf spark.overlap.results.pinned=false ;;
     features-cpu) run features-cpu features --input "$data/lineitem" --output /tmp/out-features-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;

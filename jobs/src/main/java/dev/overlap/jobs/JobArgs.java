@@ -20,7 +20,7 @@ final class JobArgs {
   private static final Map<String, List<String>> VALUES =
       Map.of(
           "generate", List.of("--scale", "--output"),
-          "etl", List.of("--input", "--output", "--engine"),
+          "etl", List.of("--input", "--output", "--engine", "--repeat"),
           "features", List.of("--input", "--output", "--vocabulary"));
 
   /** Flags every job takes. */
@@ -95,6 +95,9 @@ final class JobArgs {
     if (opts.containsKey("--engine")) {
       parsed.engine();
     }
+    if (opts.containsKey("--repeat")) {
+      parsed.repeat();
+    }
     return parsed;
   }
 
@@ -133,6 +136,8 @@ final class JobArgs {
         return ", e.g. --input data/tpch-sf1/lineitem";
       case "--engine":
         return ", e.g. --engine spark-sql";
+      case "--repeat":
+        return ", e.g. --repeat 3";
       default:
         return ", e.g. --output out/result";
     }
@@ -179,6 +184,20 @@ final class JobArgs {
     }
     throw new UsageException(
         "--vocabulary must be a whole number from 1 to " + MAX_VOCABULARY + ", got '" + v + "'");
+  }
+
+  /** {@code --repeat}: a whole number from 1 to 100; 1 by default. */
+  int repeat() {
+    String v = options.getOrDefault("--repeat", "1");
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n >= 1 && n <= 100) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new UsageException("--repeat must be a whole number from 1 to 100, got '" + v + "'");
   }
 
   /**

@@ -132,7 +132,7 @@ public final class Main {
             rowsOut = TpchGenerate.run(spark, a.scale(), to);
             break;
           case "etl":
-            rowsOut = EtlJob.run(spark, input, to, a.engine(), summary);
+            rowsOut = EtlJob.run(spark, input, to, a.engine(), a.repeat(), summary);
             break;
           case "features":
             rowsOut = FeaturesJob.run(spark, input, to, vocabulary, summary);

@@ -63,7 +63,22 @@ class JobArgsTest {
   void etlListsTheEngineAmongItsOptions() {
     assertEquals(
         "unknown option '--engin' for etl; did you mean --engine? etl takes --input, --output,"
-            + " --engine, --overwrite, --overwrite-unmarked",
+            + " --engine, --repeat, --overwrite, --overwrite-unmarked",
         refused("etl", "--engin", "spark-sql"));
+  }
+
+  @Test
+  void repeatIsAWholeNumberFromOneToAHundred() {
+    assertEquals(1, JobArgs.parse("etl").repeat());
+    assertEquals(3, JobArgs.parse("etl", "--repeat", "3").repeat());
+    assertEquals(
+        "--repeat must be a whole number from 1 to 100, got '0'", refused("etl", "--repeat", "0"));
+    assertEquals(
+        "--repeat must be a whole number from 1 to 100, got 'x'", refused("etl", "--repeat", "x"));
+    assertEquals("--repeat needs a value, e.g. --repeat 3", refused("etl", "--repeat"));
+    assertEquals(
+        "--repeat is not an option of features (it is one of etl); features takes --input,"
+            + " --output, --vocabulary, --overwrite, --overwrite-unmarked",
+        refused("features", "--repeat", "2"));
   }
 }
