@@ -237,17 +237,18 @@ public final class EtlJob {
     StagedOutput.pause("between-tables");
     q6.write().mode("overwrite").parquet(output + "/q6");
     t = summary.phaseSince("write", t, "both results written as Parquet");
-    if (repeat > 1) {
-      summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
-      summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
-    }
     System.out.println("TPC-H Q1 (pricing summary):");
     q1.show(false);
     System.out.println("TPC-H Q6 (forecast revenue change):");
     q6.show(false);
     summary.note("engine", engineLine(engine, q1, q6));
-    q1.unpersist();
-    q6.unpersist();
+    q1.unpersist(true);
+    q6.unpersist(true);
+    if (repeat > 1) {
+      // After the unpersist: a warm run computes its query, it does not read the cached result.
+      summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
+      summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
+    }
     return rows;
   }
 
