@@ -101,4 +101,43 @@ class JobSummaryTest {
     summary.rowsIn(1234);
     assertTrue(summary.render(5, 2).contains("rows in        1,234\n"));
   }
+
+  /** A report whose figures are given by method name; every other figure is 0. */
+  static PipelineReport report(java.util.Map<String, Object> figures) {
+    return (PipelineReport)
+        java.lang.reflect.Proxy.newProxyInstance(
+            PipelineReport.class.getClassLoader(),
+            new Class<?>[] {PipelineReport.class},
+            (proxy, m, args) -> {
+              String key = m.getName() + (args == null ? "" : ":" + args[0]);
+              if (figures.containsKey(key)) {
+                return figures.get(key);
+              }
+              return m.getReturnType() == java.util.List.class ? java.util.List.of() : 0L;
+            });
+  }
+
+  @Test
+  void theInputLineSaysWhichPathRanWithTheParquetFiguresAndWhyNot() {
+    PipelineReport r =
+        report(
+            java.util.Map.of(
+                "gpuTasks:PARQUET", 18L,
+                "gpuTasks:COLUMNAR", 2L,
+                "parquetFiles", 9L,
+                "parquetRowGroups", 18L,
+                "parquetCompressedBytes", 530_000_000L,
+                "decodeNanos", 180_000_000L,
+                "parquetFallbacks",
+                    java.util.List.of(
+                        "a.parquet: column 'x' is compressed with LZO, which the GPU does not"
+                            + " decompress")));
+    assertEquals(
+        "               input: Spark columnar batches packed on the host (2 tasks); Parquet"
+            + " decoded on the GPU (18 tasks: 9 files, 18 row groups, 0.53 GB compressed, decode"
+            + " 0.18 s)\n"
+            + "               decoded on the host: a.parquet: column 'x' is compressed with LZO,"
+            + " which the GPU does not decompress\n",
+        JobSummary.inputLine("Q1", r).replace(System.lineSeparator(), "\n"));
+  }
 }

@@ -47,7 +47,11 @@ public final class FilePlan {
     ParquetFooter footer = ParquetFooter.of(split, conf);
     FileColumns columns =
         FileColumns.of(scan, footer.metadata().getFileMetaData(), split.fileName());
-    int[] rowGroups = footer.rowGroupsOf(split.start(), split.length());
+    // A row group without rows has nothing to decode (and a batch of none would end the input).
+    int[] rowGroups =
+        java.util.Arrays.stream(footer.rowGroupsOf(split.start(), split.length()))
+            .filter(rg -> footer.metadata().getBlocks().get(rg).getRowCount() > 0)
+            .toArray();
     FilePlan plan = new FilePlan(split, footer, columns, rowGroups);
     for (int rg : rowGroups) {
       for (ColumnChunkMetaData c : plan.chunks(rg)) {
