@@ -1,5 +1,8 @@
 package dev.overlap.executor.pipeline;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+
 /**
  * Bytes in flight on the device, capped. A producer {@link #acquire acquires} a batch's bytes
  * before the batch enters the pipeline and the pipeline {@link #release releases} them when the
@@ -8,11 +11,17 @@ package dev.overlap.executor.pipeline;
  *
  * <p>A batch larger than the whole budget is admitted when nothing else is in flight, so it runs
  * alone rather than waiting forever.
+ *
+ * <p>Admission is first come, first served: a request waits while an earlier one waits, so a large
+ * request is never overtaken indefinitely by small ones that would fit beside what is in flight.
  */
 public final class DeviceBudget {
   private final long maxBytes;
   private long inFlight;
   private long peak;
+
+  /** Requests waiting, oldest first; only the head may be admitted. */
+  private final Deque<Object> waiting = new ArrayDeque<>();
 
   public DeviceBudget(long maxBytes) {
     if (maxBytes <= 0) {
@@ -21,14 +30,40 @@ public final class DeviceBudget {
     this.maxBytes = maxBytes;
   }
 
-  /** Blocks the calling thread until {@code bytes} fit, then counts them as in flight. */
+  /**
+   * Blocks the calling thread until every earlier request is admitted and {@code bytes} fit, then
+   * counts them as in flight.
+   */
   public synchronized void acquire(long bytes) throws InterruptedException {
     if (bytes < 0) {
       throw new IllegalArgumentException("negative bytes: " + bytes);
     }
-    while (inFlight > 0 && inFlight + bytes > maxBytes) {
-      wait();
+    if (waiting.isEmpty() && fits(bytes)) {
+      admit(bytes);
+      return;
     }
+    Object me = new Object();
+    waiting.addLast(me);
+    try {
+      while (waiting.peekFirst() != me || !fits(bytes)) {
+        wait();
+      }
+    } finally {
+      boolean head = waiting.peekFirst() == me;
+      waiting.remove(me);
+      if (head) {
+        // The next request in line may fit now.
+        notifyAll();
+      }
+    }
+    admit(bytes);
+  }
+
+  private boolean fits(long bytes) {
+    return inFlight == 0 || inFlight + bytes <= maxBytes;
+  }
+
+  private void admit(long bytes) {
     inFlight += bytes;
     peak = Math.max(peak, inFlight);
   }
@@ -39,6 +74,11 @@ public final class DeviceBudget {
     }
     inFlight -= bytes;
     notifyAll();
+  }
+
+  /** Requests waiting to be admitted. */
+  public synchronized int waiting() {
+    return waiting.size();
   }
 
   public synchronized long inFlight() {

@@ -1,8 +1,14 @@
 package dev.overlap.executor.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class DeviceBudgetTest {
@@ -19,5 +25,77 @@ class DeviceBudgetTest {
   @Test
   void nonPositiveBudgetIsRejected() {
     assertThrows(IllegalArgumentException.class, () -> new DeviceBudget(0));
+  }
+
+  /** Acquires on a thread of its own; done once admitted. */
+  private static CompletableFuture<Void> acquireLater(DeviceBudget b, long bytes) {
+    return CompletableFuture.runAsync(
+        () -> {
+          try {
+            b.acquire(bytes);
+          } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+          }
+        },
+        r -> new Thread(r, "acquire-" + bytes).start());
+  }
+
+  @Test
+  void aLargeRequestIsNotOvertakenBySmallOnesThatCameLater() throws Exception {
+    DeviceBudget b = new DeviceBudget(100);
+    b.acquire(50);
+    CompletableFuture<Void> large = acquireLater(b, 90);
+    Thread.sleep(200);
+    assertFalse(large.isDone(), "90 bytes do not fit beside 50");
+    // Fifty small requests that each fit beside the 50 held: they queue behind the large one.
+    List<CompletableFuture<Void>> small = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      small.add(acquireLater(b, 20));
+    }
+    Thread.sleep(300);
+    for (CompletableFuture<Void> f : small) {
+      assertFalse(f.isDone(), "a later request was admitted while an earlier one waited");
+    }
+    assertEquals(50, b.inFlight());
+    b.release(50);
+    large.get(5, TimeUnit.SECONDS);
+    assertEquals(90, b.inFlight());
+    b.release(90);
+    // Then the small ones, five at a time.
+    int admitted = 0;
+    while (admitted < 50) {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (b.inFlight() < Math.min(100, 20L * (50 - admitted)) && System.nanoTime() < until) {
+        Thread.sleep(2);
+      }
+      long held = b.inFlight();
+      assertTrue(held > 0 && held <= 100, "held " + held);
+      b.release(held);
+      admitted += (int) (held / 20);
+    }
+    CompletableFuture.allOf(small.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+    assertEquals(0, b.inFlight());
+    assertEquals(100, b.peak());
+  }
+
+  @Test
+  void aRequestLargerThanTheBudgetRunsAloneAndInTurn() throws Exception {
+    DeviceBudget b = new DeviceBudget(100);
+    b.acquire(10);
+    CompletableFuture<Void> huge = acquireLater(b, 250);
+    Thread.sleep(200);
+    CompletableFuture<Void> small = acquireLater(b, 10);
+    Thread.sleep(200);
+    assertFalse(huge.isDone(), "it runs alone");
+    assertFalse(small.isDone(), "it came after the large request");
+    b.release(10);
+    huge.get(5, TimeUnit.SECONDS);
+    assertEquals(250, b.inFlight());
+    Thread.sleep(100);
+    assertFalse(small.isDone());
+    b.release(250);
+    small.get(5, TimeUnit.SECONDS);
+    assertEquals(10, b.inFlight());
+    b.release(10);
   }
 }
