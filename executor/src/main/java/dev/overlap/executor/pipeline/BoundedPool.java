@@ -4,6 +4,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A fixed set of reusable buffers. {@link #acquire} blocks while all are out; the holder gives a
@@ -13,6 +17,8 @@ import java.util.List;
  * @param <B> the buffer type; closed by {@link #close}
  */
 public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BoundedPool.class);
+
   private final List<B> all;
   private final Deque<B> free;
   private boolean closed;
@@ -26,9 +32,34 @@ public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable
   }
 
   /** Waits for a free buffer; the caller owns it until {@link #release}. */
-  public synchronized B acquire() throws InterruptedException {
+  public B acquire() throws InterruptedException {
+    return acquire(Waits.NEVER);
+  }
+
+  /**
+   * As {@link #acquire()}, but gives up with {@link InterruptedException} when {@code cancelled}
+   * turns true (checked every {@link Waits#POLL_MILLIS} ms while waiting) or the thread is
+   * interrupted. A wait longer than {@link Waits#LOG_AFTER_NANOS} logs how many buffers are out,
+   * once.
+   */
+  public synchronized B acquire(BooleanSupplier cancelled) throws InterruptedException {
+    long from = System.nanoTime();
+    boolean logged = false;
     while (free.isEmpty() && !closed) {
-      wait();
+      if (cancelled.getAsBoolean()) {
+        throw new InterruptedException(
+            "cancelled while waiting for a buffer (all " + all.size() + " are out)");
+      }
+      long waited = System.nanoTime() - from;
+      if (!logged && waited >= Waits.LOG_AFTER_NANOS) {
+        logged = true;
+        LOG.warn(
+            "{} waited {} s for a staging buffer: all {} are out",
+            Thread.currentThread().getName(),
+            TimeUnit.NANOSECONDS.toSeconds(waited),
+            all.size());
+      }
+      wait(Waits.POLL_MILLIS);
     }
     if (closed) {
       throw new IllegalStateException("pool is closed");

@@ -2,6 +2,10 @@ package dev.overlap.executor.pipeline;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Bytes in flight on the device, capped. A producer {@link #acquire acquires} a batch's bytes
@@ -16,6 +20,8 @@ import java.util.Deque;
  * request is never overtaken indefinitely by small ones that would fit beside what is in flight.
  */
 public final class DeviceBudget {
+  private static final Logger LOG = LoggerFactory.getLogger(DeviceBudget.class);
+
   private final long maxBytes;
   private long inFlight;
   private long peak;
@@ -34,7 +40,17 @@ public final class DeviceBudget {
    * Blocks the calling thread until every earlier request is admitted and {@code bytes} fit, then
    * counts them as in flight.
    */
-  public synchronized void acquire(long bytes) throws InterruptedException {
+  public void acquire(long bytes) throws InterruptedException {
+    acquire(bytes, Waits.NEVER);
+  }
+
+  /**
+   * As {@link #acquire(long)}, but gives up with {@link InterruptedException} when {@code
+   * cancelled} turns true (checked every {@link Waits#POLL_MILLIS} ms while waiting) or the thread
+   * is interrupted. A wait longer than {@link Waits#LOG_AFTER_NANOS} logs what is in flight, once.
+   */
+  public synchronized void acquire(long bytes, BooleanSupplier cancelled)
+      throws InterruptedException {
     if (bytes < 0) {
       throw new IllegalArgumentException("negative bytes: " + bytes);
     }
@@ -44,9 +60,34 @@ public final class DeviceBudget {
     }
     Object me = new Object();
     waiting.addLast(me);
+    long from = System.nanoTime();
+    boolean logged = false;
     try {
       while (waiting.peekFirst() != me || !fits(bytes)) {
-        wait();
+        if (cancelled.getAsBoolean()) {
+          throw new InterruptedException(
+              "cancelled while waiting for "
+                  + bytes
+                  + " bytes of the device budget ("
+                  + inFlight
+                  + " of "
+                  + maxBytes
+                  + " bytes in flight)");
+        }
+        long waited = System.nanoTime() - from;
+        if (!logged && waited >= Waits.LOG_AFTER_NANOS) {
+          logged = true;
+          LOG.warn(
+              "{} waited {} s for {} bytes of the device budget: {} of {} bytes in flight,"
+                  + " {} requests waiting",
+              Thread.currentThread().getName(),
+              TimeUnit.NANOSECONDS.toSeconds(waited),
+              bytes,
+              inFlight,
+              maxBytes,
+              waiting.size());
+        }
+        wait(Waits.POLL_MILLIS);
       }
     } finally {
       boolean head = waiting.peekFirst() == me;

@@ -3,7 +3,10 @@ package dev.overlap.executor.pipeline;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -71,9 +74,18 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * @throws PipelineTaskException if an earlier batch of this lane already failed
    */
   public void submit(H host, long deviceBytes) throws InterruptedException {
+    submit(host, deviceBytes, Waits.NEVER);
+  }
+
+  /**
+   * As {@link #submit(AutoCloseable, long)}; the wait for the device budget ends with {@link
+   * InterruptedException} when {@code cancelled} turns true.
+   */
+  public void submit(H host, long deviceBytes, BooleanSupplier cancelled)
+      throws InterruptedException {
     try {
       checkUsable();
-      pipeline.budget().acquire(deviceBytes);
+      pipeline.budget().acquire(deviceBytes, cancelled);
     } catch (RuntimeException | InterruptedException e) {
       Batch.closeQuietly(host);
       throw e;
@@ -92,6 +104,14 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * @throws PipelineTaskException when that batch failed in a stage
    */
   public R next() throws InterruptedException {
+    return next(Waits.NEVER);
+  }
+
+  /**
+   * As {@link #next()}; the wait ends with {@link InterruptedException} when {@code cancelled}
+   * turns true (checked every {@link Waits#POLL_MILLIS} ms).
+   */
+  public R next(BooleanSupplier cancelled) throws InterruptedException {
     Batch<R> head;
     synchronized (this) {
       if (pending.isEmpty()) {
@@ -101,7 +121,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     }
     R value;
     try {
-      value = head.result().get();
+      value = await(head, cancelled);
     } catch (ExecutionException e) {
       close();
       Throwable cause = e.getCause();
@@ -115,6 +135,21 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       pending.poll();
     }
     return value;
+  }
+
+  private R await(Batch<R> head, BooleanSupplier cancelled)
+      throws InterruptedException, ExecutionException {
+    while (true) {
+      if (cancelled.getAsBoolean()) {
+        throw new InterruptedException(
+            taskName + ": cancelled while waiting for the result of batch " + head.index());
+      }
+      try {
+        return head.result().get(Waits.POLL_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // check again
+      }
+    }
   }
 
   /** Drops every batch still in the pipeline and closes every result not yet taken. Idempotent. */

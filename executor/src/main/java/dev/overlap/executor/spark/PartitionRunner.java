@@ -228,7 +228,9 @@ public final class PartitionRunner implements Serializable {
             source,
             TaskTags.of(ctx),
             job().get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
-            report == null ? null : onFinish);
+            report == null ? null : onFinish,
+            // A killed task's waits end even when Spark does not interrupt its thread.
+            ctx == null ? () -> false : ctx::isInterrupted);
     if (ctx != null) {
       // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
       ctx.addTaskCompletionListener((TaskCompletionListener) c -> driver.finish());

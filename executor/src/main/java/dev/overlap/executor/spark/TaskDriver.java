@@ -10,11 +10,13 @@ import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
 import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.pipeline.Waits;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -61,6 +63,7 @@ public final class TaskDriver<
   private final BatchSource<S, H> source;
   private final TaskLane<H, R> lane;
   private final Consumer<Figures> onFinish;
+  private final BooleanSupplier cancelled;
   private boolean more = true;
   private R current;
   private Iterator<T> rows = Collections.emptyIterator();
@@ -103,6 +106,25 @@ public final class TaskDriver<
       TaskTag task,
       int maxAhead,
       Consumer<Figures> onFinish) {
+    this(pipeline, staging, stages, source, task, maxAhead, onFinish, Waits.NEVER);
+  }
+
+  /**
+   * As above; every wait of the task's thread (for a staging buffer, the device budget, a result)
+   * ends when {@code cancelled} turns true, and the task fails.
+   *
+   * @param cancelled whether the task was killed (Spark's {@code TaskContext.isInterrupted})
+   */
+  public TaskDriver(
+      StagePipeline pipeline,
+      BoundedPool<S> staging,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<S, H> source,
+      TaskTag task,
+      int maxAhead,
+      Consumer<Figures> onFinish,
+      BooleanSupplier cancelled) {
+    this.cancelled = cancelled;
     this.pipeline = pipeline;
     this.staging = staging;
     this.source = source;
@@ -124,7 +146,7 @@ public final class TaskDriver<
           return false;
         }
         long waitFrom = System.nanoTime();
-        current = lane.next();
+        current = lane.next(cancelled);
         resultWait += System.nanoTime() - waitFrom;
         batches++;
         rows = current.rows();
@@ -133,7 +155,8 @@ public final class TaskDriver<
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       finish();
-      throw new IllegalStateException("interrupted while waiting for the GPU pipeline", e);
+      throw new IllegalStateException(
+          "interrupted while waiting for the GPU pipeline: " + e.getMessage(), e);
     } catch (RuntimeException | Error e) {
       finish();
       throw e;
@@ -153,7 +176,7 @@ public final class TaskDriver<
   private void fill() throws InterruptedException {
     while (more && !lane.full()) {
       long waitFrom = System.nanoTime();
-      S buf = staging.acquire();
+      S buf = staging.acquire(cancelled);
       long start = System.nanoTime();
       stagingWait += start - waitFrom;
       StageListener l = pipeline.listener();
@@ -177,7 +200,7 @@ public final class TaskDriver<
       }
       packed++;
       bytes += batch.copyBytes();
-      lane.submit(batch, batch.deviceBytes());
+      lane.submit(batch, batch.deviceBytes(), cancelled);
     }
   }
 

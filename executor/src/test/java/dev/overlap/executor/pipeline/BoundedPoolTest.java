@@ -69,4 +69,32 @@ class BoundedPoolTest {
     pool.close();
     assertTrue(a.closes.get() == 1);
   }
+
+  @Test
+  void aWaitEndsWhenItsTaskIsCancelled() throws Exception {
+    Buf only = new Buf();
+    BoundedPool<Buf> pool = new BoundedPool<>(List.of(only));
+    Buf out = pool.acquire();
+    java.util.concurrent.atomic.AtomicBoolean killed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Throwable> waiting =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                pool.acquire(killed::get);
+                return null;
+              } catch (Throwable t) {
+                return t;
+              }
+            });
+    Thread.sleep(200);
+    assertFalse(waiting.isDone(), "acquire did not wait");
+    killed.set(true);
+    Throwable t = waiting.get(5, TimeUnit.SECONDS);
+    assertTrue(t instanceof InterruptedException, "got " + t);
+    assertEquals(0, pool.available());
+    pool.release(out);
+    assertEquals(1, pool.available());
+    pool.close();
+  }
 }

@@ -98,4 +98,35 @@ class DeviceBudgetTest {
     assertEquals(10, b.inFlight());
     b.release(10);
   }
+
+  @Test
+  void aWaitEndsWhenItsTaskIsCancelledAndLeavesTheLineMoving() throws Exception {
+    DeviceBudget b = new DeviceBudget(100);
+    b.acquire(80);
+    java.util.concurrent.atomic.AtomicBoolean killed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Throwable> cancelled =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                b.acquire(50, killed::get);
+                return null;
+              } catch (Throwable t) {
+                return t;
+              }
+            },
+            r -> new Thread(r, "cancelled").start());
+    Thread.sleep(200);
+    CompletableFuture<Void> after = acquireLater(b, 20);
+    Thread.sleep(200);
+    assertFalse(cancelled.isDone());
+    assertFalse(after.isDone(), "it waits behind the first request");
+    killed.set(true);
+    Throwable t = cancelled.get(5, TimeUnit.SECONDS);
+    assertTrue(t instanceof InterruptedException, "got " + t);
+    after.get(5, TimeUnit.SECONDS);
+    assertEquals(100, b.inFlight());
+    assertEquals(0, b.waiting());
+    b.release(100);
+  }
 }

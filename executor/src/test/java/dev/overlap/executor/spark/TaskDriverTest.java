@@ -348,4 +348,48 @@ class TaskDriverTest {
     assertEquals(1, reported.size());
     assertEquals(ROWS_PER_BATCH, reported.get(0).rowsOut());
   }
+
+  @Test
+  void aTaskKilledWhileItsThreadWaitsForAResultStopsWaiting() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    Passing blocking =
+        new Passing() {
+          @Override
+          void beforeCompute(Res in) throws InterruptedException {
+            release.await();
+          }
+        };
+    java.util.concurrent.atomic.AtomicBoolean killed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    TaskDriver<Buf, Filled, Rows, Integer> d =
+        new TaskDriver<>(
+            pipeline,
+            pool,
+            blocking,
+            new Numbers(10, -1),
+            TaskTag.named("task"),
+            2,
+            reported::add,
+            killed::get);
+    java.util.concurrent.CompletableFuture<Throwable> task =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                d.hasNext();
+                return null;
+              } catch (Throwable t) {
+                return t;
+              }
+            });
+    Thread.sleep(300);
+    assertFalse(task.isDone(), "the task waits for its first result");
+    // Spark marks the task killed without interrupting its thread.
+    killed.set(true);
+    Throwable t = task.get(5, TimeUnit.SECONDS);
+    assertTrue(t instanceof IllegalStateException, "got " + t);
+    assertTrue(t.getCause() instanceof InterruptedException, "got " + t.getCause());
+    release.countDown();
+    assertAllReturned();
+    assertEquals(1, reported.size());
+  }
 }
