@@ -58,7 +58,8 @@ public final class HostBatchWriter {
 
   /**
    * Starts a batch in {@code buffer}, which must hold {@link BatchLayout#totalBytes} bytes. The
-   * batch {@link #finish} returns owns the buffer and runs {@code release} when it is closed.
+   * batch {@link #finish} returns owns the buffer and runs {@code release} when it is closed. When
+   * this method throws, no batch is open and the caller still owns the buffer.
    */
   public void begin(HostMemoryBuffer buffer, Runnable release) {
     if (staging != null) {
@@ -68,21 +69,23 @@ public final class HostBatchWriter {
       throw new IllegalArgumentException(
           "staging buffer of " + buffer.getLength() + " bytes, layout needs " + layout.totalBytes);
     }
-    this.staging = buffer;
-    this.release = release;
-    this.base = buffer.getAddress();
-    this.rows = 0;
-    this.nullCounts = new long[layout.columns()];
-    this.stringBytes = new long[layout.columns()];
+    long address = buffer.getAddress();
     for (int c = 0; c < layout.columns(); c++) {
       Platform.setMemory(
-          base + layout.validityOffset[c],
+          address + layout.validityOffset[c],
           (byte) 0xFF,
           BatchLayout.validityBytes(layout.capacityRows));
       if (layout.type(c).hasOffsets()) {
-        Platform.putInt(null, base + layout.offsetsOffset[c], 0);
+        Platform.putInt(null, address + layout.offsetsOffset[c], 0);
       }
     }
+    // Opened only once nothing can fail: when begin throws, the caller still owns the buffer.
+    this.staging = buffer;
+    this.release = release;
+    this.base = address;
+    this.rows = 0;
+    this.nullCounts = new long[layout.columns()];
+    this.stringBytes = new long[layout.columns()];
   }
 
   public int rows() {

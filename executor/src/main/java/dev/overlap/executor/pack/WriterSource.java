@@ -16,7 +16,17 @@ abstract class WriterSource implements BatchSource<HostMemoryBuffer, HostBatch> 
 
   @Override
   public final HostBatch fill(HostMemoryBuffer staging, Runnable release) {
-    writer.begin(staging, release);
+    try {
+      writer.begin(staging, release);
+    } catch (RuntimeException | Error e) {
+      // No batch owns the buffer: give it back, as the contract says.
+      try {
+        release.run();
+      } catch (RuntimeException | Error r) {
+        e.addSuppressed(r);
+      }
+      throw e;
+    }
     try {
       more = fill(writer);
     } catch (RuntimeException | Error e) {

@@ -177,26 +177,51 @@ public final class TaskDriver<
     while (more && !lane.full()) {
       long waitFrom = System.nanoTime();
       S buf = staging.acquire(cancelled);
+      // The batch owns the buffer once filled; until then this method does. Run at most once, so
+      // a source that already gave the buffer back is not released twice.
+      java.util.concurrent.atomic.AtomicBoolean given =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Runnable giveBack =
+          () -> {
+            if (given.compareAndSet(false, true)) {
+              staging.release(buf);
+            }
+          };
       long start = System.nanoTime();
       stagingWait += start - waitFrom;
       StageListener l = pipeline.listener();
-      StagePipeline.started(l, Stage.PACK, lane.tag(), packed, 0, start);
       H batch;
       try {
-        batch = source.fill(buf, () -> staging.release(buf));
+        StagePipeline.started(l, Stage.PACK, lane.tag(), packed, 0, start);
+        batch = source.fill(buf, giveBack);
       } catch (RuntimeException | Error e) {
+        try {
+          giveBack.run();
+        } catch (RuntimeException | Error r) {
+          e.addSuppressed(r);
+        }
         StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
         throw e;
       }
-      more = source.more();
-      long end = System.nanoTime();
-      long took = end - start;
-      pipeline.metrics().addPacking(took);
-      packNanos += took;
-      StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
-      if (batch.rows() == 0) {
-        batch.close();
-        break;
+      long end;
+      try {
+        more = source.more();
+        end = System.nanoTime();
+        long took = end - start;
+        pipeline.metrics().addPacking(took);
+        packNanos += took;
+        StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
+        if (batch.rows() == 0) {
+          batch.close();
+          break;
+        }
+      } catch (RuntimeException | Error e) {
+        try {
+          batch.close();
+        } catch (RuntimeException | Error r) {
+          e.addSuppressed(r);
+        }
+        throw e;
       }
       packed++;
       bytes += batch.copyBytes();

@@ -330,4 +330,20 @@ class HostBatchWriterTest {
   private static ColumnType[] types() {
     return ColumnType.forSchema(ALL_TYPES, "test");
   }
+
+  @Test
+  void aSourceWhoseBatchCannotBeginGivesItsStagingBufferBack() {
+    BatchLayout layout = new BatchLayout(types(), 1 << 20, 1000, 32);
+    RowSource rows =
+        new RowSource(List.<InternalRow>of().iterator(), new HostBatchWriter(ALL_TYPES, layout));
+    HostMemoryBuffer tooSmall = buffer(layout.totalBytes / 2);
+    assertThrows(
+        IllegalArgumentException.class, () -> rows.fill(tooSmall, released::incrementAndGet));
+    assertEquals(1, released.get(), "the staging buffer went back when the batch could not begin");
+    // The writer is still usable: the next batch begins.
+    HostBatch next = rows.fill(buffer(layout.totalBytes), released::incrementAndGet);
+    assertEquals(0, next.rows());
+    next.close();
+    assertEquals(2, released.get());
+  }
 }

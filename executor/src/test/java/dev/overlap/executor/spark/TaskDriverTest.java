@@ -112,7 +112,7 @@ class TaskDriverTest {
   }
 
   /** {@code batches} batches of numbered rows; fails instead of filling batch {@code failAt}. */
-  final class Numbers implements BatchSource<Buf, Filled> {
+  class Numbers implements BatchSource<Buf, Filled> {
     private final int batches;
     private final int failAt;
     private int filled;
@@ -391,5 +391,44 @@ class TaskDriverTest {
     release.countDown();
     assertAllReturned();
     assertEquals(1, reported.size());
+  }
+
+  @Test
+  void aSourceThatThrowsBeforeTakingItsBufferDoesNotLoseIt() throws InterruptedException {
+    // Like a writer whose batch cannot begin: fails before the batch owns the buffer.
+    BatchSource<Buf, Filled> throwing =
+        new BatchSource<>() {
+          @Override
+          public Filled fill(Buf staging, Runnable release) {
+            throw new IllegalArgumentException("cannot begin");
+          }
+
+          @Override
+          public boolean more() {
+            return true;
+          }
+
+          @Override
+          public long rowsRead() {
+            return 0;
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(throwing, new Passing());
+    assertThrows(IllegalArgumentException.class, d::hasNext);
+    assertAllReturned();
+  }
+
+  @Test
+  void aSourceThatFailsAfterFillingClosesTheBatch() throws InterruptedException {
+    Numbers failingMore =
+        new Numbers(10, -1) {
+          @Override
+          public boolean more() {
+            throw new IllegalStateException("input broke");
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(failingMore, new Passing());
+    assertThrows(IllegalStateException.class, d::hasNext);
+    assertAllReturned();
   }
 }
