@@ -178,13 +178,26 @@ final class FeatureKernel implements GpuKernel {
     try (Scalar n = Scalar.fromInt(vocab.size())) {
       idx = ColumnVector.fromScalar(n, (int) x.getRowCount());
     }
-    for (int i = vocab.size() - 1; i >= 0; i--) {
-      try (Scalar value = Scalar.fromString(vocab.get(i));
-          Scalar pos = Scalar.fromInt(i);
-          ColumnVector eq = x.equalTo(value);
-          ColumnVector prev = idx) {
-        idx = eq.ifElse(pos, prev); // a null comparison (null string) counts as false
+    // idx is owned here while not null; within an iteration prev owns the previous column.
+    try {
+      for (int i = vocab.size() - 1; i >= 0; i--) {
+        try (Scalar value = Scalar.fromString(vocab.get(i));
+            Scalar pos = Scalar.fromInt(i);
+            ColumnVector eq = x.equalTo(value);
+            ColumnVector prev = idx) {
+          idx = null;
+          idx = eq.ifElse(pos, prev); // a null comparison (null string) counts as false
+        }
       }
+    } catch (RuntimeException | Error e) {
+      if (idx != null) {
+        try {
+          idx.close();
+        } catch (RuntimeException | Error r) {
+          e.addSuppressed(r);
+        }
+      }
+      throw e;
     }
     return idx;
   }
