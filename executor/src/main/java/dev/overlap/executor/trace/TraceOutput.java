@@ -50,7 +50,7 @@ public final class TraceOutput {
   /** The Chrome trace-event JSON of {@code t}. */
   public static void writeJson(Appendable out, Timeline t, long pid, String process)
       throws IOException {
-    out.append("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"source\":\"Overlap\"");
+    out.append("{\"otherData\":{\"source\":\"Overlap\"");
     out.append(",\"spans\":\"").append(Long.toString(t.spans().size())).append('"');
     if (t.dropped() > 0) {
       out.append(",\"note\":")
