@@ -71,6 +71,9 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
         int[] groups = plan.rowGroups();
         int from = nextGroup;
         int to = from;
+        // The pieces lie back to back: this file's chunks start where the bytes so far end (read
+        // checks that it reads exactly the bytes the footer gives, which is what used adds up).
+        long at = used;
         while (to < groups.length) {
           long b = plan.compressedBytes(groups[to]);
           long r = plan.rows(groups[to]);
@@ -102,12 +105,6 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           break;
         }
         int[] take = java.util.Arrays.copyOfRange(groups, from, to);
-        long at = 0;
-        for (ChunkBatch.Piece p : pieces) {
-          for (int i = 0; i < p.at().length; i++) {
-            at = Math.max(at, p.at()[i] + p.lengths()[i]);
-          }
-        }
         pieces.add(read(plan, take, buffer, at));
         if (from == 0) {
           filesRead++;
