@@ -3,6 +3,7 @@ package dev.overlap.jobs;
 import static org.apache.spark.sql.functions.col;
 
 import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -102,32 +103,46 @@ public final class FeaturesJob {
         }
       }
     }
+    warnNonFinite(plan);
+    for (FeaturePlan.Column c : plan.columns) {
+      if (c.kind == FeaturePlan.Kind.STRING) {
+        // The most frequent values; the first is the imputed value even with no vocabulary.
+        List<String> top = sparkTop(input, c.name, Math.max(1, vocabularySize));
+        c.mode = top.isEmpty() ? "" : top.get(0);
+        c.vocabulary = List.copyOf(top.subList(0, Math.min(vocabularySize, top.size())));
+      }
+    }
+    return plan;
+  }
+
+  /** Logs the NaN and infinite values the first pass found, if any. */
+  static void warnNonFinite(FeaturePlan plan) {
     if (plan.nonFiniteCount() > 0) {
       LOG.warn(
           "features: {} NaN or infinite values in {} are treated as missing",
           plan.nonFiniteCount(),
           plan.nonFiniteColumns());
     }
-    for (FeaturePlan.Column c : plan.columns) {
-      if (c.kind == FeaturePlan.Kind.STRING) {
-        // The most frequent values; the first is the imputed value even with no vocabulary. The
-        // aliases keep an input column named "count" from clashing with the count.
-        List<String> top = new ArrayList<>();
-        for (Row r :
-            input
-                .where(col(quote(c.name)).isNotNull())
-                .groupBy(col(quote(c.name)).as("value"))
-                .agg(functions.count(functions.lit(1)).as("n"))
-                .orderBy(col("n").desc(), col("value").asc())
-                .limit(Math.max(1, vocabularySize))
-                .collectAsList()) {
-          top.add(r.getString(0));
-        }
-        c.mode = top.isEmpty() ? "" : top.get(0);
-        c.vocabulary = List.copyOf(top.subList(0, Math.min(vocabularySize, top.size())));
-      }
+  }
+
+  /**
+   * The {@code n} most frequent present values of string column {@code name}, most frequent first,
+   * ties by value: Spark's own aggregation. The aliases keep an input column named "count" from
+   * clashing with the count.
+   */
+  static List<String> sparkTop(Dataset<Row> input, String name, int n) {
+    List<String> top = new ArrayList<>();
+    for (Row r :
+        input
+            .where(col(quote(name)).isNotNull())
+            .groupBy(col(quote(name)).as("value"))
+            .agg(functions.count(functions.lit(1)).as("n"))
+            .orderBy(col("n").desc(), col("value").asc())
+            .limit(n)
+            .collectAsList()) {
+      top.add(r.getString(0));
     }
-    return plan;
+    return top;
   }
 
   /** Both passes; the result has the feature columns, then any passed-through columns. */
@@ -174,7 +189,7 @@ public final class FeaturesJob {
    * Refuses input columns Spark could not tell apart: two with one name, or, unless {@code
    * spark.sql.caseSensitive} is set, two whose names differ only in case.
    */
-  private static void checkNames(Dataset<Row> input) {
+  static void checkNames(Dataset<Row> input) {
     boolean caseSensitive =
         Boolean.parseBoolean(input.sparkSession().conf().get("spark.sql.caseSensitive", "false"));
     Map<String, String> seen =
@@ -197,12 +212,26 @@ public final class FeaturesJob {
     }
   }
 
+  /**
+   * Whether the first pass runs as kernels through the pipeline ({@link FirstPass}): unless the job
+   * turned the pipeline off, or this JVM's executor found no GPU (local mode without one), where
+   * Spark's own aggregation is the faster CPU path. On a cluster the driver has no executor, and
+   * the executors run the kernels on their GPUs or, without one, their CPU implementations.
+   */
+  static boolean kernelFirstPass(SparkSession spark) {
+    boolean enabled = Boolean.parseBoolean(spark.conf().get("spark.overlap.enabled", "true"));
+    GpuStatus.State state = GpuStatus.current().state();
+    return enabled
+        && (state == GpuStatus.State.GPU
+            || state == GpuStatus.State.NOT_STARTED && !spark.sparkContext().isLocal());
+  }
+
   /** A column name as a SQL identifier, so that dots, spaces and backticks in it are literal. */
   private static String quote(String name) {
     return "`" + name.replace("`", "``") + "`";
   }
 
-  private static Column[] cols(String[] names) {
+  static Column[] cols(String[] names) {
     Column[] out = new Column[names.length];
     for (int i = 0; i < names.length; i++) {
       out[i] = col(quote(names[i]));
@@ -231,9 +260,22 @@ public final class FeaturesJob {
           e);
     }
     long start = System.nanoTime();
-    FeaturePlan plan = plan(in, vocab);
-    summary.phase(
-        "first pass", System.nanoTime() - start, "statistics and vocabularies, on Spark alone");
+    FeaturePlan plan;
+    if (kernelFirstPass(spark)) {
+      PipelineReport first = PipelineReport.create(spark);
+      List<String> onSpark = new ArrayList<>();
+      plan = FirstPass.kernels(in, vocab, first, onSpark);
+      summary.add("first pass", first);
+      summary.phase(
+          "first pass",
+          System.nanoTime() - start,
+          "statistics and vocabularies: partial aggregates per batch, merged on the driver"
+              + (onSpark.isEmpty() ? "" : "; vocabularies from Spark for " + onSpark));
+    } else {
+      plan = plan(in, vocab);
+      summary.phase(
+          "first pass", System.nanoTime() - start, "statistics and vocabularies, on Spark alone");
+    }
     if (plan.nonFiniteCount() > 0) {
       summary.note(
           "non-finite",

@@ -3,9 +3,14 @@ package dev.overlap.jobs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.StructField;
 
@@ -14,9 +19,36 @@ import org.apache.spark.sql.types.StructField;
  * the rows are matched on key columns that identify a row, doubles must agree within a relative
  * tolerance, every other value exactly. Prints the verdict; exits 1 on a difference.
  *
- * <p>Usage: {@code CompareOutputs <dirA> <dirB> <keyColumn,...> [relTolerance=1e-9]}
+ * <p>Usage: {@code CompareOutputs <dirA> <dirB> <keyColumn,...> [relTolerance=1e-9]}; keys given as
+ * {@code rank:<keyColumn,...>} match rows by their place in the keys' order instead of by equal
+ * keys (see {@link #ranked}).
  */
 public final class CompareOutputs {
+  private static final String RANK = "__rank";
+
+  /**
+   * {@code d} with each row's place in the order of {@code keys}, as column {@link #RANK}: rows
+   * whose keys are doubles that differ in the last bits between the outputs (a statistic computed
+   * in another order, through the same increasing function) are then matched by their place.
+   */
+  private static Dataset<Row> ranked(SparkSession spark, Dataset<Row> d, List<String> keys) {
+    Column[] order = keys.stream().map(k -> functions.col("`" + k + "`")).toArray(Column[]::new);
+    JavaRDD<Row> rows =
+        d.orderBy(order)
+            .javaRDD()
+            .zipWithIndex()
+            .map(
+                t -> {
+                  Object[] v = new Object[t._1().length() + 1];
+                  for (int i = 0; i < v.length - 1; i++) {
+                    v[i] = t._1().get(i);
+                  }
+                  v[v.length - 1] = t._2();
+                  return RowFactory.create(v);
+                });
+    return spark.createDataFrame(rows, d.schema().add(RANK, DataTypes.LongType, false));
+  }
+
   public static void main(String[] args) {
     double tol = args.length > 3 ? Double.parseDouble(args[3]) : 1e-9;
     SparkSession spark =
@@ -29,7 +61,12 @@ public final class CompareOutputs {
     try {
       Dataset<Row> a = spark.read().parquet(args[0]);
       Dataset<Row> b = spark.read().parquet(args[1]);
-      List<String> keys = List.of(args[2].split(","));
+      List<String> keys = List.of(args[2].replaceFirst("^rank:", "").split(","));
+      if (args[2].startsWith("rank:")) {
+        a = ranked(spark, a, keys);
+        b = ranked(spark, b, keys);
+        keys = List.of(RANK);
+      }
       a.createOrReplaceTempView("a");
       b.createOrReplaceTempView("b");
       List<String> on = new ArrayList<>();

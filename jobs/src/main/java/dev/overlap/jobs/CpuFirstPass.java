@@ -1,0 +1,193 @@
+package dev.overlap.jobs;
+
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+
+/**
+ * {@link FirstPassKernel} and {@link VocabCountKernel} on the CPU: the same partial aggregates,
+ * over a whole partition as one batch.
+ */
+final class CpuFirstPass {
+  private CpuFirstPass() {}
+
+  /** The rows of {@link FirstPassKernel#PARTIALS} for one partition. */
+  static Iterator<Row> partials(FeaturePlan plan, int top, Iterator<Row> rows) {
+    int width = plan.columns.size();
+    Welford[] moments = new Welford[width];
+    long[] present = new long[width];
+    long[] hi = new long[width];
+    long[] lo = new long[width];
+    List<Map<String, Long>> counts = new ArrayList<>();
+    for (int i = 0; i < width; i++) {
+      moments[i] = new Welford();
+      counts.add(new HashMap<>());
+    }
+    while (rows.hasNext()) {
+      Row r = rows.next();
+      for (int i = 0; i < width; i++) {
+        if (r.isNullAt(i)) {
+          continue;
+        }
+        FeaturePlan.Column c = plan.columns.get(i);
+        Object v = r.get(i);
+        switch (c.kind) {
+          case NUMERIC:
+            double d =
+                v instanceof java.math.BigDecimal b ? b.doubleValue() : ((Number) v).doubleValue();
+            moments[i].add(d);
+            break;
+          case DATE:
+          case TIMESTAMP:
+          case TIMESTAMP_NTZ:
+            long e = epoch(c.kind, v);
+            present[i]++;
+            hi[i] += e >> 32;
+            lo[i] += e & 0xFFFFFFFFL;
+            break;
+          case STRING:
+            counts.get(i).merge((String) v, 1L, Long::sum);
+            break;
+          default:
+            throw new AssertionError(c.kind);
+        }
+      }
+    }
+    List<Row> out = new ArrayList<>();
+    for (int i = 0; i < width; i++) {
+      FeaturePlan.Column c = plan.columns.get(i);
+      switch (c.kind) {
+        case NUMERIC:
+          Welford m = moments[i];
+          boolean any = m.n > 0;
+          out.add(
+              row(
+                  i,
+                  null,
+                  m.n,
+                  any ? m.mean : null,
+                  any ? m.m2 : null,
+                  any ? m.min : null,
+                  any ? m.max : null,
+                  m.nonFinite,
+                  null,
+                  null));
+          break;
+        case DATE:
+        case TIMESTAMP:
+        case TIMESTAMP_NTZ:
+          out.add(row(i, null, present[i], null, null, null, null, null, hi[i], lo[i]));
+          break;
+        case STRING:
+          topValues(i, counts.get(i), top, out);
+          break;
+        default:
+          throw new AssertionError(c.kind);
+      }
+    }
+    return out.iterator();
+  }
+
+  /** The {@code top} most frequent values (ties by value) and the bound row, as on the GPU. */
+  private static void topValues(int i, Map<String, Long> counts, int top, List<Row> out) {
+    List<Map.Entry<String, Long>> sorted = new ArrayList<>(counts.entrySet());
+    sorted.sort(FirstPass.BY_COUNT);
+    long bound = sorted.size() > top ? sorted.get(top - 1).getValue() : 0;
+    out.add(row(i, null, bound, null, null, null, null, null, null, null));
+    for (Map.Entry<String, Long> e : sorted.subList(0, Math.min(top, sorted.size()))) {
+      out.add(row(i, e.getKey(), e.getValue(), null, null, null, null, null, null, null));
+    }
+  }
+
+  /**
+   * {@link VocabCountKernel} on one partition: how often each candidate occurs; input column {@code
+   * j} is the plan's column {@code cols[j]}.
+   */
+  static Iterator<Row> counts(int[] cols, List<List<String>> candidates, Iterator<Row> rows) {
+    List<Set<String>> wanted = new ArrayList<>();
+    List<Map<String, Long>> counts = new ArrayList<>();
+    for (List<String> c : candidates) {
+      wanted.add(new HashSet<>(c));
+      counts.add(new HashMap<>());
+    }
+    while (rows.hasNext()) {
+      Row r = rows.next();
+      for (int j = 0; j < cols.length; j++) {
+        String v = r.isNullAt(j) ? null : r.getString(j);
+        if (v != null && wanted.get(j).contains(v)) {
+          counts.get(j).merge(v, 1L, Long::sum);
+        }
+      }
+    }
+    List<Row> out = new ArrayList<>();
+    for (int j = 0; j < cols.length; j++) {
+      for (Map.Entry<String, Long> e : counts.get(j).entrySet()) {
+        out.add(RowFactory.create(cols[j], e.getKey(), e.getValue()));
+      }
+    }
+    return out.iterator();
+  }
+
+  /** Days (a date) or microseconds (a timestamp) since 1970-01-01, as the GPU's integers. */
+  static long epoch(FeaturePlan.Kind kind, Object v) {
+    switch (kind) {
+      case DATE:
+        return Q1Kernel.epochDay(v);
+      case TIMESTAMP:
+        Instant t = v instanceof Instant i ? i : ((java.sql.Timestamp) v).toInstant();
+        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
+      case TIMESTAMP_NTZ:
+        LocalDateTime l = (LocalDateTime) v;
+        return ChronoUnit.MICROS.between(Instant.EPOCH, l.toInstant(ZoneOffset.UTC));
+      default:
+        throw new AssertionError(kind);
+    }
+  }
+
+  private static Row row(
+      int col,
+      String value,
+      long n,
+      Double mean,
+      Double m2,
+      Double min,
+      Double max,
+      Long nonFinite,
+      Long hi,
+      Long lo) {
+    return RowFactory.create(col, value, n, mean, m2, min, max, nonFinite, hi, lo);
+  }
+
+  /** Count, mean and M2 by Welford's update; NaN and infinities counted apart and left out. */
+  static final class Welford {
+    long n;
+    double mean;
+    double m2;
+    double min = Double.POSITIVE_INFINITY;
+    double max = Double.NEGATIVE_INFINITY;
+    long nonFinite;
+
+    void add(double x) {
+      if (!Double.isFinite(x)) {
+        nonFinite++;
+        return;
+      }
+      n++;
+      double delta = x - mean;
+      mean += delta / n;
+      m2 += delta * (x - mean);
+      min = Math.min(min, x);
+      max = Math.max(max, x);
+    }
+  }
+}

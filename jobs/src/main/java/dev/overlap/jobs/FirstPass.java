@@ -1,0 +1,238 @@
+package dev.overlap.jobs;
+
+import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.PipelineReport;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * The features job's first pass as GPU kernels over the input's batches ({@link FirstPassKernel}),
+ * their partial aggregates merged here, on the driver. The statistics are those of {@link
+ * FeaturesJob#plan}, Spark's own aggregation, computed another way:
+ *
+ * <ul>
+ *   <li>mean and sample standard deviation: per-batch counts, means and sums of squared deviations,
+ *       combined by Chan's formulas; equal to Spark's within floating-point rounding (the order of
+ *       the additions differs, as it does between two Spark runs of different partitioning). A
+ *       column whose present values are all equal has a deviation of exactly 0, as in Spark;
+ *   <li>mean day or instant: exact sums of integers, so exactly Spark's for dates; for timestamps
+ *       the exact mean, where Spark's double sum may be a few microseconds off;
+ *   <li>vocabularies exactly Spark's, by a bound: each batch reports its {@code top} most frequent
+ *       values and the count below which the others lie; a second kernel ({@link VocabCountKernel})
+ *       counts every reported value exactly; when the N-th most frequent of those occurs more often
+ *       than any value left unreported can (the sum of the batches' bounds), the vocabulary is
+ *       proven. Otherwise that column's vocabulary comes from Spark's own aggregation, as before,
+ *       and the summary says so.
+ * </ul>
+ */
+final class FirstPass {
+  /** The fewest values a batch reports per string column. */
+  static final int TOP_MIN = 1000;
+
+  /** Most frequent first; ties by value in UTF-8 byte order, as Spark orders strings. */
+  static final Comparator<Map.Entry<String, Long>> BY_COUNT =
+      Comparator.<Map.Entry<String, Long>>comparingLong(Map.Entry::getValue)
+          .reversed()
+          .thenComparing(e -> e.getKey().getBytes(StandardCharsets.UTF_8), FirstPass::unsigned);
+
+  private FirstPass() {}
+
+  /**
+   * The first pass through the GPU pipeline; {@code onSpark} receives the string columns whose
+   * vocabulary the bound did not prove, which then came from Spark's aggregation.
+   */
+  static FeaturePlan kernels(
+      Dataset<Row> input, int vocabularySize, PipelineReport report, List<String> onSpark) {
+    int top = Math.max(TOP_MIN, 4 * Math.max(1, vocabularySize));
+    return kernels(input, vocabularySize, top, report, onSpark);
+  }
+
+  /** The same, each batch reporting {@code top} values per string column. */
+  static FeaturePlan kernels(
+      Dataset<Row> input,
+      int vocabularySize,
+      int top,
+      PipelineReport report,
+      List<String> onSpark) {
+    FeaturesJob.checkNames(input);
+    FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
+    if (plan.columns.isEmpty()) {
+      return plan;
+    }
+    int width = plan.columns.size();
+    int want = Math.max(1, vocabularySize);
+    Dataset<Row> in = input.select(FeaturesJob.cols(plan.inputColumns()));
+    List<Row> partials =
+        GpuPartitions.map(in, new FirstPassKernel(plan, top), report).collectAsList();
+    Moments[] moments = new Moments[width];
+    BigInteger[] sums = new BigInteger[width];
+    long[] present = new long[width];
+    long[] bounds = new long[width];
+    List<Map<String, Long>> counts = new ArrayList<>();
+    for (int i = 0; i < width; i++) {
+      moments[i] = new Moments();
+      sums[i] = BigInteger.ZERO;
+      counts.add(new HashMap<>());
+    }
+    for (Row r : partials) {
+      int i = r.getInt(0);
+      long n = r.getLong(2);
+      switch (plan.columns.get(i).kind) {
+        case NUMERIC:
+          moments[i].nonFinite += r.isNullAt(7) ? 0 : r.getLong(7);
+          if (n > 0) {
+            moments[i].merge(n, r.getDouble(3), r.getDouble(4), r.getDouble(5), r.getDouble(6));
+          }
+          break;
+        case DATE:
+        case TIMESTAMP:
+        case TIMESTAMP_NTZ:
+          present[i] += n;
+          sums[i] =
+              sums[i]
+                  .add(BigInteger.valueOf(r.getLong(8)).shiftLeft(32))
+                  .add(BigInteger.valueOf(r.getLong(9)));
+          break;
+        case STRING:
+          if (r.isNullAt(1)) {
+            bounds[i] += n;
+          } else {
+            counts.get(i).merge(r.getString(1), n, Long::sum);
+          }
+          break;
+        default:
+          throw new AssertionError(plan.columns.get(i).kind);
+      }
+    }
+    exactCounts(in, plan, bounds, counts, report);
+    for (int i = 0; i < width; i++) {
+      FeaturePlan.Column c = plan.columns.get(i);
+      switch (c.kind) {
+        case NUMERIC:
+          Moments m = moments[i];
+          c.nonFinite = m.nonFinite;
+          c.mean = m.n > 0 ? m.mean : 0.0;
+          c.std = m.n > 1 && m.max > m.min ? Math.sqrt(m.m2 / (m.n - 1)) : 0.0;
+          c.nonNegative = m.n > 0 && m.min >= 0;
+          break;
+        case DATE:
+        case TIMESTAMP:
+        case TIMESTAMP_NTZ:
+          // Math.round of the mean: floor(sum / n + 1/2).
+          c.meanEpoch =
+              present[i] == 0
+                  ? 0
+                  : floorDiv(
+                          sums[i].shiftLeft(1).add(BigInteger.valueOf(present[i])),
+                          BigInteger.valueOf(2 * present[i]))
+                      .longValueExact();
+          break;
+        case STRING:
+          List<String> top1 = proven(counts.get(i), bounds[i], want);
+          if (top1 == null) {
+            onSpark.add(c.name);
+            top1 = FeaturesJob.sparkTop(input, c.name, want);
+          }
+          c.mode = top1.isEmpty() ? "" : top1.get(0);
+          c.vocabulary = List.copyOf(top1.subList(0, Math.min(vocabularySize, top1.size())));
+          break;
+        default:
+          throw new AssertionError(c.kind);
+      }
+    }
+    FeaturesJob.warnNonFinite(plan);
+    return plan;
+  }
+
+  /**
+   * Replaces the partial counts of the string columns whose batches left values out (bound above 0)
+   * by the exact counts of the reported values, from a second pass of {@link VocabCountKernel}.
+   */
+  private static void exactCounts(
+      Dataset<Row> in,
+      FeaturePlan plan,
+      long[] bounds,
+      List<Map<String, Long>> counts,
+      PipelineReport report) {
+    List<Integer> cols = new ArrayList<>();
+    List<List<String>> candidates = new ArrayList<>();
+    for (int i = 0; i < bounds.length; i++) {
+      if (bounds[i] > 0) {
+        cols.add(i);
+        candidates.add(new ArrayList<>(counts.get(i).keySet()));
+      }
+    }
+    if (cols.isEmpty()) {
+      return;
+    }
+    String[] names = cols.stream().map(i -> plan.columns.get(i).name).toArray(String[]::new);
+    int[] at = cols.stream().mapToInt(Integer::intValue).toArray();
+    cols.forEach(i -> counts.get(i).clear());
+    for (Row r :
+        GpuPartitions.map(
+                in.select(FeaturesJob.cols(names)), new VocabCountKernel(at, candidates), report)
+            .collectAsList()) {
+      counts.get(r.getInt(0)).merge(r.getString(1), r.getLong(2), Long::sum);
+    }
+  }
+
+  /**
+   * The {@code want} most frequent values, when the counts prove them: every value counted exactly,
+   * and any value not counted (at most {@code bound} occurrences) ranks below the {@code want}-th.
+   * Null when not proven.
+   */
+  static List<String> proven(Map<String, Long> counts, long bound, int want) {
+    List<Map.Entry<String, Long>> sorted = new ArrayList<>(counts.entrySet());
+    sorted.sort(BY_COUNT);
+    if (bound > 0 && (sorted.size() < want || sorted.get(want - 1).getValue() <= bound)) {
+      return null;
+    }
+    return sorted.subList(0, Math.min(want, sorted.size())).stream()
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  private static BigInteger floorDiv(BigInteger a, BigInteger b) {
+    BigInteger[] qr = a.divideAndRemainder(b);
+    return qr[1].signum() < 0 ? qr[0].subtract(BigInteger.ONE) : qr[0];
+  }
+
+  private static int unsigned(byte[] a, byte[] b) {
+    return java.util.Arrays.compareUnsigned(a, b);
+  }
+
+  /** Partial moments combined by Chan et al.'s pairwise formulas. */
+  static final class Moments {
+    long n;
+    double mean;
+    double m2;
+    double min = Double.POSITIVE_INFINITY;
+    double max = Double.NEGATIVE_INFINITY;
+    long nonFinite;
+
+    void merge(long nb, double meanB, double m2B, double minB, double maxB) {
+      if (n == 0) {
+        n = nb;
+        mean = meanB;
+        m2 = m2B;
+        min = minB;
+        max = maxB;
+        return;
+      }
+      long total = n + nb;
+      double delta = meanB - mean;
+      mean += delta * nb / total;
+      m2 += m2B + delta * delta * ((double) n * nb / total);
+      n = total;
+      min = Math.min(min, minB);
+      max = Math.max(max, maxB);
+    }
+  }
+}
