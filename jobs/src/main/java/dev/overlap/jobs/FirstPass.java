@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 
 /**
  * The features job's first pass as GPU kernels over the input's batches ({@link FirstPassKernel}),
@@ -175,11 +176,14 @@ final class FirstPass {
     String[] names = cols.stream().map(i -> plan.columns.get(i).name).toArray(String[]::new);
     int[] at = cols.stream().mapToInt(Integer::intValue).toArray();
     cols.forEach(i -> counts.get(i).clear());
+    // Spark sums the batches' counts: the driver receives one row per value found.
     for (Row r :
         GpuPartitions.map(
                 in.select(FeaturesJob.cols(names)), new VocabCountKernel(at, candidates), report)
+            .groupBy("col", "value")
+            .agg(functions.sum("n"))
             .collectAsList()) {
-      counts.get(r.getInt(0)).merge(r.getString(1), r.getLong(2), Long::sum);
+      counts.get(r.getInt(0)).put(r.getString(1), r.getLong(2));
     }
   }
 
