@@ -2,6 +2,7 @@ package dev.overlap.jobs;
 
 import ai.rapids.cudf.BinaryOp;
 import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.ColumnView;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.GroupByAggregation;
 import ai.rapids.cudf.GroupByOptions;
@@ -132,7 +133,10 @@ final class FirstPassKernel implements GpuKernel {
       rows.add(i, null, 0, null, null, null, null, null, 0L, 0L);
       return;
     }
-    try (ColumnVector v = x.castTo(DType.INT64);
+    // The days or microseconds as stored (a bit cast: no conversion), then widened to INT64.
+    DType storage = x.getType().equals(DType.TIMESTAMP_DAYS) ? DType.INT32 : DType.INT64;
+    try (ColumnView raw = x.bitCastTo(storage);
+        ColumnVector v = raw.castTo(DType.INT64);
         Scalar shift = Scalar.fromInt(32);
         Scalar mask = Scalar.fromLong(0xFFFFFFFFL);
         ColumnVector high = v.binaryOp(BinaryOp.SHIFT_RIGHT, shift, DType.INT64);
