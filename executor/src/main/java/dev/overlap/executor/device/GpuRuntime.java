@@ -155,7 +155,9 @@ public final class GpuRuntime implements AutoCloseable {
 
   /**
    * Closes what {@link #start} made in the reverse order: the pipeline, the streams, the staging
-   * buffers, then the pinned pool and RMM if this runtime initialized them.
+   * buffers, then the pinned pool and RMM if this runtime initialized them. When a pipeline thread
+   * or the decode warm-up is still running after its wait, only the pipeline is closed: the rest
+   * stays allocated until the process exits, since that thread may be inside a CUDA call using it.
    */
   @Override
   public synchronized void close() {
@@ -169,8 +171,18 @@ public final class GpuRuntime implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    List<AutoCloseable> steps = new ArrayList<>(made);
-    Collections.reverse(steps);
-    Closing.all(steps);
+    pipeline.close();
+    if (warmup.isAlive() || !pipeline.threadsEnded()) {
+      LOG.error(
+          "{} still running on GPU {}: its streams, staging buffers and memory pools are left"
+              + " allocated rather than freed under it",
+          warmup.isAlive() ? warmup.getName() : "a pipeline thread",
+          device);
+      return;
+    }
+    List<AutoCloseable> rest = new ArrayList<>(made);
+    rest.remove(pipeline);
+    Collections.reverse(rest);
+    Closing.all(rest);
   }
 }
