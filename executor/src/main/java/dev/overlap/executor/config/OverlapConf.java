@@ -3,11 +3,9 @@ package dev.overlap.executor.config;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import org.apache.commons.text.similarity.LevenshteinDistance;
 
 /**
  * The one registry of Overlap's configuration keys. Every key is declared here with its type,
@@ -251,32 +249,7 @@ public final class OverlapConf {
    * spark.overlap.gpu.enabled} gives {@code spark.overlap.enabled}). Empty when none is close.
    */
   public static Optional<String> nearestKey(String key) {
-    String lower = key.toLowerCase(Locale.ROOT);
-    int limit = Math.max(2, (key.length() - Math.min(key.length(), PREFIX.length())) / 3);
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (ConfigEntry<?> e : ALL) {
-      int d =
-          LevenshteinDistance.getDefaultInstance().apply(lower, e.key().toLowerCase(Locale.ROOT));
-      if (d < bestDistance) {
-        best = e.key();
-        bestDistance = d;
-      }
-    }
-    if (bestDistance <= limit) {
-      return Optional.of(best);
-    }
-    String last = lastSegment(lower);
-    for (ConfigEntry<?> e : ALL) {
-      if (!last.isEmpty() && lastSegment(e.key().toLowerCase(Locale.ROOT)).equals(last)) {
-        return Optional.of(e.key());
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static String lastSegment(String key) {
-    return key.substring(key.lastIndexOf('.') + 1);
+    return KeyTypos.nearest(key, ALL);
   }
 
   public static OverlapConf fromMap(Map<String, String> map) {
