@@ -169,6 +169,17 @@ public final class OverlapConf {
           .startupOnly()
           .stringConf("");
 
+  public static final ConfigEntry<Boolean> DEBUG_TRACK_BATCHES =
+      ConfigEntry.builder(PREFIX + "debug.trackBatches")
+          .doc(
+              "Debugging: record where each batch of the GPU path (packed, uploaded) is made and"
+                  + " retained, and log at the end of every task one line for each of its batches"
+                  + " still held, with those stack traces, and their count. A batch never closed"
+                  + " otherwise shows only as an executor waiting for a staging buffer or the"
+                  + " device budget. Costs a stack trace per batch and reference.")
+          .startupOnly()
+          .booleanConf(false);
+
   /** Every key, in the order the docs list them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -185,7 +196,8 @@ public final class OverlapConf {
           RESULTS_PINNED,
           PARQUET_DECODE,
           PARQUET_BATCH_BYTES,
-          TRACE_DIR);
+          TRACE_DIR,
+          DEBUG_TRACK_BATCHES);
 
   private final Map<ConfigEntry<?>, Object> values;
 

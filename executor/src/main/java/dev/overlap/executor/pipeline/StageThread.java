@@ -162,7 +162,9 @@ final class StageThread extends Thread {
     long start = metrics.stageStarted();
     StagePipeline.started(l, stage, b.lane().tag(), b.index(), b.bytes(), start);
     running = b;
+    TaskTag before = BatchTracker.enter(b.lane().tag());
     boolean ok = b.runStage(stage);
+    BatchTracker.leave(before);
     running = null;
     long end = metrics.stageEnded();
     StagePipeline.ended(l, stage, b.lane().tag(), b.index(), b.bytes(), start, end, ok);
