@@ -3,11 +3,9 @@ package dev.overlap.executor.config;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import org.apache.commons.text.similarity.LevenshteinDistance;
 
 /**
  * The one registry of Overlap's configuration keys. Every key is declared here with its type,
@@ -171,6 +169,17 @@ public final class OverlapConf {
           .startupOnly()
           .stringConf("");
 
+  public static final ConfigEntry<Boolean> DEBUG_TRACK_BATCHES =
+      ConfigEntry.builder(PREFIX + "debug.trackBatches")
+          .doc(
+              "Debugging: record where each batch of the GPU path (packed, uploaded) is made and"
+                  + " retained, and log at the end of every task one line for each of its batches"
+                  + " still held, with those stack traces, and their count. A batch never closed"
+                  + " otherwise shows only as an executor waiting for a staging buffer or the"
+                  + " device budget. Costs a stack trace per batch and reference.")
+          .startupOnly()
+          .booleanConf(false);
+
   /** Every key, in the order the docs list them. */
   public static final List<ConfigEntry<?>> ALL =
       List.of(
@@ -187,7 +196,8 @@ public final class OverlapConf {
           RESULTS_PINNED,
           PARQUET_DECODE,
           PARQUET_BATCH_BYTES,
-          TRACE_DIR);
+          TRACE_DIR,
+          DEBUG_TRACK_BATCHES);
 
   private final Map<ConfigEntry<?>, Object> values;
 
@@ -251,32 +261,7 @@ public final class OverlapConf {
    * spark.overlap.gpu.enabled} gives {@code spark.overlap.enabled}). Empty when none is close.
    */
   public static Optional<String> nearestKey(String key) {
-    String lower = key.toLowerCase(Locale.ROOT);
-    int limit = Math.max(2, (key.length() - Math.min(key.length(), PREFIX.length())) / 3);
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (ConfigEntry<?> e : ALL) {
-      int d =
-          LevenshteinDistance.getDefaultInstance().apply(lower, e.key().toLowerCase(Locale.ROOT));
-      if (d < bestDistance) {
-        best = e.key();
-        bestDistance = d;
-      }
-    }
-    if (bestDistance <= limit) {
-      return Optional.of(best);
-    }
-    String last = lastSegment(lower);
-    for (ConfigEntry<?> e : ALL) {
-      if (!last.isEmpty() && lastSegment(e.key().toLowerCase(Locale.ROOT)).equals(last)) {
-        return Optional.of(e.key());
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static String lastSegment(String key) {
-    return key.substring(key.lastIndexOf('.') + 1);
+    return KeyTypos.nearest(key, ALL);
   }
 
   public static OverlapConf fromMap(Map<String, String> map) {

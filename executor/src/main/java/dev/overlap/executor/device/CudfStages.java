@@ -15,6 +15,7 @@ import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.rows.HostTable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.types.StructType;
@@ -176,9 +177,8 @@ public final class CudfStages
       batch = new DeviceBatch(t, copied, h.retain());
     } catch (RuntimeException e) {
       // A copy may already be reading the staging buffer: let the stream finish before the
-      // pipeline hands the buffer back.
-      stream.sync();
-      throw Closing.after(e, made);
+      // pipeline hands the buffer back. Everything made is closed even when that sync fails.
+      throw Closing.afterSync(e, stream::sync, made);
     }
     Uploaded previous = streams.swapLastUpload(batch);
     if (previous != null) {
@@ -254,12 +254,9 @@ public final class CudfStages
       }
       stream.sync();
     } catch (RuntimeException e) {
-      for (HostColumnVector h : host) {
-        if (h != null) {
-          h.close();
-        }
-      }
-      throw e;
+      // Copies already queued may still be writing into the host columns: let the stream finish
+      // before freeing them.
+      throw Closing.afterSync(e, stream::sync, Arrays.asList(host));
     }
     return new HostTable(outputSchema, host, kernel.name());
   }

@@ -3,6 +3,7 @@ package dev.overlap.executor.device;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.pack.HostBatch;
+import dev.overlap.executor.pipeline.BatchTracker;
 
 /**
  * A batch on its way to or on the device: the columns (whose memory the copy stream may still be
@@ -20,6 +21,7 @@ public final class DeviceBatch implements Uploaded {
   private final Cuda.Event copied;
   private HostBatch host;
   private int refs = 1;
+  private final BatchTracker.Held tracked;
   private long copiedAtNanos;
 
   /** Takes ownership of all three. */
@@ -27,6 +29,7 @@ public final class DeviceBatch implements Uploaded {
     this.table = table;
     this.copied = copied;
     this.host = host;
+    this.tracked = BatchTracker.made(this);
   }
 
   /** Another owner: the batch is freed when every owner has closed it. */
@@ -35,6 +38,7 @@ public final class DeviceBatch implements Uploaded {
       throw new IllegalStateException("DeviceBatch already closed");
     }
     refs++;
+    BatchTracker.retained(tracked);
     return this;
   }
 
@@ -70,6 +74,7 @@ public final class DeviceBatch implements Uploaded {
     if (refs <= 0) {
       throw new IllegalStateException("DeviceBatch closed twice");
     }
+    BatchTracker.closed(tracked);
     if (--refs > 0) {
       return;
     }

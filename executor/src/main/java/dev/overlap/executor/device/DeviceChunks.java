@@ -2,6 +2,7 @@ package dev.overlap.executor.device;
 
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
+import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.scan.ChunkBatch;
 import java.util.List;
 
@@ -20,6 +21,7 @@ public final class DeviceChunks implements Uploaded {
   private final java.util.concurrent.atomic.LongAdder decodeNanos;
   private ChunkBatch host;
   private int refs = 1;
+  private final BatchTracker.Held tracked;
   private long copiedAtNanos;
 
   /** Takes ownership of all of them. */
@@ -34,6 +36,7 @@ public final class DeviceChunks implements Uploaded {
     this.host = host;
     this.pieces = pieces;
     this.decodeNanos = decodeNanos;
+    this.tracked = BatchTracker.made(this);
   }
 
   /** The chunks; valid to read after {@link #awaitCopied}. */
@@ -54,6 +57,7 @@ public final class DeviceChunks implements Uploaded {
       throw new IllegalStateException("DeviceChunks already closed");
     }
     refs++;
+    BatchTracker.retained(tracked);
     return this;
   }
 
@@ -74,6 +78,7 @@ public final class DeviceChunks implements Uploaded {
     if (refs <= 0) {
       throw new IllegalStateException("DeviceChunks closed twice");
     }
+    BatchTracker.closed(tracked);
     if (--refs > 0) {
       return;
     }

@@ -1,11 +1,6 @@
 package dev.overlap.executor.device;
 
-import ai.rapids.cudf.Cuda;
-import ai.rapids.cudf.CudaMemInfo;
 import ai.rapids.cudf.HostMemoryBuffer;
-import ai.rapids.cudf.PinnedMemoryPool;
-import ai.rapids.cudf.Rmm;
-import ai.rapids.cudf.RmmAllocationMode;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pipeline.BoundedPool;
@@ -13,6 +8,7 @@ import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.StagePipeline;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,58 +26,61 @@ public final class GpuRuntime implements AutoCloseable {
 
   private final int device;
   private final OverlapConf conf;
-  private final boolean ownsRmm;
-  private final boolean ownsPinnedPool;
   private final StreamPair streams;
   private final BoundedPool<HostMemoryBuffer> staging;
   private final boolean stagingPinned;
   private final StagePipeline pipeline;
   private final Thread warmup;
+  // What start made, in the order it made it: RMM's and the pinned pool's shutdown when this
+  // runtime initialized them, the staging pool, the streams, the pipeline.
+  private final List<AutoCloseable> made;
   private boolean closed;
 
   private GpuRuntime(
       int device,
       OverlapConf conf,
-      boolean ownsRmm,
-      boolean ownsPinnedPool,
       StreamPair streams,
       BoundedPool<HostMemoryBuffer> staging,
       boolean stagingPinned,
       StagePipeline pipeline,
-      Thread warmup) {
+      Thread warmup,
+      List<AutoCloseable> made) {
     this.device = device;
     this.conf = conf;
-    this.ownsRmm = ownsRmm;
-    this.ownsPinnedPool = ownsPinnedPool;
     this.streams = streams;
     this.staging = staging;
     this.stagingPinned = stagingPinned;
     this.pipeline = pipeline;
     this.warmup = warmup;
+    this.made = List.copyOf(made);
   }
 
   /**
-   * Sets up the GPU. On failure, whatever was made is closed again and the exception propagates.
+   * Sets up the GPU. On failure, whatever was made is closed again in the reverse order of creation
+   * (the pinned pool and RMM shut down when this runtime initialized them) and the exception
+   * propagates.
    */
   public static GpuRuntime start(int device, OverlapConf conf) {
+    return start(device, conf, NativeSteps.CUDF);
+  }
+
+  static GpuRuntime start(int device, OverlapConf conf, NativeSteps natives) {
+    // In the order of creation; closed in reverse on failure, and by close().
     List<AutoCloseable> made = new ArrayList<>();
     try {
-      Cuda.setDevice(device);
-      boolean ownsRmm = false;
-      if (Rmm.isInitialized()) {
+      natives.setDevice(device);
+      if (natives.rmmInitialized()) {
         LOG.info("RMM already initialized (RAPIDS Accelerator?): reusing it");
       } else {
-        CudaMemInfo mem = Cuda.memGetInfo();
-        long pool = (long) (mem.free * conf.get(OverlapConf.RMM_POOL_FRACTION));
+        long pool = (long) (natives.freeDeviceBytes() * conf.get(OverlapConf.RMM_POOL_FRACTION));
         pool = pool / (1L << 20) * (1L << 20);
-        Rmm.initialize(RmmAllocationMode.POOL, null, pool);
-        ownsRmm = true;
+        natives.initRmm(pool);
+        made.add(natives::shutdownRmm);
         LOG.info("RMM pool of {} on device {}", ByteSize.format(pool), device);
       }
       long bufferSize = conf.get(OverlapConf.STAGING_BUFFER_SIZE);
       int buffers = conf.get(OverlapConf.STAGING_BUFFERS);
-      boolean ownsPinned = false;
-      if (PinnedMemoryPool.isInitialized()) {
+      if (natives.pinnedInitialized()) {
         LOG.info("pinned host pool already initialized: reusing it");
       } else {
         long size = conf.get(OverlapConf.PINNED_POOL_SIZE);
@@ -89,19 +88,19 @@ public final class GpuRuntime implements AutoCloseable {
           // The staging buffers, and room for results coming back: as much as may be in flight.
           size = bufferSize * buffers + conf.get(OverlapConf.PREFETCH_MAX_BYTES);
         }
-        PinnedMemoryPool.initialize(size);
-        ownsPinned = true;
+        natives.initPinned(size);
+        made.add(natives::shutdownPinned);
       }
       List<HostMemoryBuffer> bufs = new ArrayList<>();
+      made.add(() -> Closing.all(bufs)); // until the pool owns them
       boolean pinned = true;
       for (int i = 0; i < buffers; i++) {
-        HostMemoryBuffer b = PinnedMemoryPool.tryAllocate(bufferSize);
+        HostMemoryBuffer b = natives.tryPinned(bufferSize);
         if (b == null) {
           pinned = false;
-          b = HostMemoryBuffer.allocate(bufferSize, false);
+          b = natives.pageable(bufferSize);
         }
         bufs.add(b);
-        made.add(b);
       }
       if (!pinned) {
         LOG.warn(
@@ -111,21 +110,20 @@ public final class GpuRuntime implements AutoCloseable {
             OverlapConf.PINNED_POOL_SIZE.key());
       }
       BoundedPool<HostMemoryBuffer> staging = new BoundedPool<>(bufs);
-      made.clear();
-      made.add(staging);
-      StreamPair streams = new StreamPair();
+      made.set(made.size() - 1, staging); // the pool owns the buffers now
+      StreamPair streams = natives.streams();
       made.add(streams);
       StagePipeline pipeline =
           new StagePipeline(
               new DeviceBudget(conf.get(OverlapConf.PREFETCH_MAX_BYTES)),
               "overlap",
-              () -> Cuda.setDevice(device));
+              () -> natives.setDevice(device));
+      made.add(pipeline);
       pipeline.listener(new NvtxStages());
       Thread warmup = DecodeWarmup.start(device);
-      return new GpuRuntime(
-          device, conf, ownsRmm, ownsPinned, streams, staging, pinned, pipeline, warmup);
+      return new GpuRuntime(device, conf, streams, staging, pinned, pipeline, warmup, made);
     } catch (RuntimeException | Error e) {
-      java.util.Collections.reverse(made);
+      Collections.reverse(made);
       Closing.after(e, made);
       throw e;
     }
@@ -155,7 +153,12 @@ public final class GpuRuntime implements AutoCloseable {
     return pipeline;
   }
 
-  /** Closes the pipeline, staging buffers and streams; then RMM and the pinned pool if ours. */
+  /**
+   * Closes what {@link #start} made in the reverse order: the pipeline, the streams, the staging
+   * buffers, then the pinned pool and RMM if this runtime initialized them. When a pipeline thread
+   * or the decode warm-up is still running after its wait, only the pipeline is closed: the rest
+   * stays allocated until the process exits, since that thread may be inside a CUDA call using it.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
@@ -168,13 +171,18 @@ public final class GpuRuntime implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    List<AutoCloseable> steps = new ArrayList<>(List.of(pipeline, staging, streams));
-    if (ownsPinnedPool) {
-      steps.add(PinnedMemoryPool::shutdown);
+    pipeline.close();
+    if (warmup.isAlive() || !pipeline.threadsEnded()) {
+      LOG.error(
+          "{} still running on GPU {}: its streams, staging buffers and memory pools are left"
+              + " allocated rather than freed under it",
+          warmup.isAlive() ? warmup.getName() : "a pipeline thread",
+          device);
+      return;
     }
-    if (ownsRmm) {
-      steps.add(Rmm::shutdown);
-    }
-    Closing.all(steps);
+    List<AutoCloseable> rest = new ArrayList<>(made);
+    rest.remove(pipeline);
+    Collections.reverse(rest);
+    Closing.all(rest);
   }
 }

@@ -53,12 +53,7 @@ public final class ParquetStages
       batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), h.decodeNanos());
     } catch (RuntimeException e) {
       // The copy may already be reading the staging buffer: let it finish first.
-      try {
-        stream.sync();
-      } catch (RuntimeException s) {
-        e.addSuppressed(s);
-      }
-      throw Closing.after(e, made);
+      throw Closing.afterSync(e, stream::sync, made);
     }
     Uploaded previous = streams.swapLastUpload(batch);
     if (previous != null) {

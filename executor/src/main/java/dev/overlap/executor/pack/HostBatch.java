@@ -3,6 +3,7 @@ package dev.overlap.executor.pack;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.PackedBatch;
 import java.util.Optional;
 
@@ -23,6 +24,7 @@ public final class HostBatch implements PackedBatch {
   private final long[] nullCounts;
   private final long[] stringBytes;
   private int refs = 1;
+  private final BatchTracker.Held tracked;
 
   HostBatch(
       BatchLayout layout,
@@ -39,6 +41,7 @@ public final class HostBatch implements PackedBatch {
     this.rows = rows;
     this.nullCounts = nullCounts;
     this.stringBytes = stringBytes;
+    this.tracked = BatchTracker.made(this);
   }
 
   @Override
@@ -141,6 +144,7 @@ public final class HostBatch implements PackedBatch {
       throw new IllegalStateException("HostBatch already released");
     }
     refs++;
+    BatchTracker.retained(tracked);
     return this;
   }
 
@@ -152,6 +156,7 @@ public final class HostBatch implements PackedBatch {
         throw new IllegalStateException("HostBatch closed more often than retained");
       }
       last = --refs == 0;
+      BatchTracker.closed(tracked);
     }
     if (last) {
       onClose.run();

@@ -49,16 +49,21 @@ final class Batch<R extends AutoCloseable> {
    * @return false when the stage threw; the batch has then failed its lane and released its bytes
    */
   boolean runStage(Stage stage) {
+    Throwable failure = null;
     try {
       flow.run(stage);
-      return true;
     } catch (Throwable t) {
-      lane.failed(this, stage, t);
-      fail(lane.abandonCause());
-      return false;
+      failure = t;
     } finally {
       flow.closeSpent();
     }
+    if (failure == null) {
+      return true;
+    }
+    // Only now, with its input closed, does the batch leave the pipeline.
+    lane.failed(this, stage, failure);
+    fail(lane.abandonCause());
+    return false;
   }
 
   /** The last stage is done: hand the result to the task, or close it if the task is gone. */
@@ -89,6 +94,7 @@ final class Batch<R extends AutoCloseable> {
     if (!released) {
       released = true;
       lane.pipeline().batchReleased(bytes, completed);
+      lane.released();
     }
   }
 

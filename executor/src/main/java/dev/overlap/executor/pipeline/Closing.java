@@ -44,4 +44,26 @@ public final class Closing {
     }
     return primary;
   }
+
+  /**
+   * After {@code primary} was thrown: runs {@code sync} (which waits for work still using {@code
+   * items}, such as copies queued on a stream), then closes {@code items} in order, skipping nulls.
+   * Every item is closed even when {@code sync} throws; what {@code sync} and the closes throw is
+   * attached to {@code primary}, which is returned for the caller to rethrow.
+   */
+  public static <T extends Throwable> T afterSync(
+      T primary, Runnable sync, Iterable<? extends AutoCloseable> items) {
+    try {
+      sync.run();
+    } catch (RuntimeException | Error e) {
+      primary.addSuppressed(e);
+    }
+    java.util.List<AutoCloseable> present = new java.util.ArrayList<>();
+    for (AutoCloseable c : items) {
+      if (c != null) {
+        present.add(c);
+      }
+    }
+    return after(primary, present);
+  }
 }

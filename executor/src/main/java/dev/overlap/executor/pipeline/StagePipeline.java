@@ -1,9 +1,8 @@
 package dev.overlap.executor.pipeline;
 
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,20 +17,29 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The pipeline knows nothing of CUDA: the stages are given per lane ({@link BatchStages}), so
  * plain Java stages test the scheduling and the cuDF binding plugs in the GPU work.
+ *
+ * <p>Closing: {@link #close} interrupts the three threads and waits for each to end. A thread ends
+ * after closing, on itself, the batches still in its queue: they are freed on a thread that ran the
+ * thread init (the GPU binding's device selection). A stage that ignores the interrupt (a CUDA
+ * call) is waited for, with a line logged every {@code logEvery} naming the thread, stage, task and
+ * batch; past {@code giveUpAfter} close gives up, logs the thread's stack and returns with {@link
+ * #threadsEnded} false. The owner must then free nothing the stages may use (streams, buffers,
+ * memory pools): a leak until the process exits rather than memory freed under a running call. The
+ * stuck thread, if it ever returns, abandons its batch and its queue itself.
  */
 public final class StagePipeline implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
 
   private final DeviceBudget budget;
   private final PipelineMetrics metrics = new PipelineMetrics();
-  private final Worker uploader;
-  private final Worker computer;
-  private final Worker downloader;
+  private final StageThread uploader;
+  private final StageThread computer;
+  private final StageThread downloader;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Runnable threadInit;
+  private final long logEveryNanos;
+  private final long giveUpNanos;
   private volatile StageListener listener;
-
-  /** Queued behind the last batch when the pipeline closes; a worker that takes it exits. */
-  private static final Batch<?> STOP = new Batch<>(null, -1, 0, null);
 
   /**
    * @param budget bytes in flight on the device
@@ -40,11 +48,29 @@ public final class StagePipeline implements AutoCloseable {
    *     there); may be null
    */
   public StagePipeline(DeviceBudget budget, String name, Runnable threadInit) {
+    this(budget, name, threadInit, Duration.ofSeconds(10), Duration.ofMinutes(2));
+  }
+
+  /**
+   * As above; {@link #close} logs a stage still running every {@code logEvery} and gives up waiting
+   * for it after {@code giveUpAfter}.
+   */
+  StagePipeline(
+      DeviceBudget budget,
+      String name,
+      Runnable threadInit,
+      Duration logEvery,
+      Duration giveUpAfter) {
     this.budget = budget;
+    this.threadInit = threadInit;
+    this.logEveryNanos = logEvery.toNanos();
+    this.giveUpNanos = giveUpAfter.toNanos();
     this.downloader =
-        new Worker(name + "-download", Stage.DOWNLOAD, threadInit, this::afterDownload);
-    this.computer = new Worker(name + "-compute", Stage.COMPUTE, threadInit, downloader::offer);
-    this.uploader = new Worker(name + "-upload", Stage.UPLOAD, threadInit, computer::offer);
+        new StageThread(this, name + "-download", Stage.DOWNLOAD, threadInit, this::afterDownload);
+    this.computer =
+        new StageThread(this, name + "-compute", Stage.COMPUTE, threadInit, downloader::offer);
+    this.uploader =
+        new StageThread(this, name + "-upload", Stage.UPLOAD, threadInit, computer::offer);
     downloader.start();
     computer.start();
     uploader.start();
@@ -137,100 +163,32 @@ public final class StagePipeline implements AutoCloseable {
     batch.deliver();
   }
 
-  /** Stops the threads after the batches already queued have drained or been abandoned. */
+  /**
+   * Stops the threads: batches not yet done are abandoned, a running stage is interrupted and
+   * waited for (see the class comment for one that does not end).
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       throw new IllegalStateException("pipeline already closed");
     }
-    uploader.shutdown();
-    computer.shutdown();
-    downloader.shutdown();
+    List<StageThread> workers = List.of(uploader, computer, downloader);
+    workers.forEach(StageThread::requestStop);
+    long deadline = System.nanoTime() + giveUpNanos;
+    workers.forEach(w -> w.await(deadline, logEveryNanos));
+    if (threadsEnded() && workers.stream().anyMatch(StageThread::hasQueued)) {
+      // Offered after their thread emptied its queue (by the stage before, or a racing submit).
+      StageThread.runInit(threadInit, "closing thread");
+      workers.forEach(StageThread::drain);
+    }
   }
 
-  /** One stage's thread. */
-  private final class Worker extends Thread {
-    private final BlockingQueue<Batch<?>> queue = new LinkedBlockingQueue<>();
-    private final Stage stage;
-    private final Runnable threadInit;
-    private final Consumer<Batch<?>> next;
-    private volatile boolean stopping;
-
-    Worker(String name, Stage stage, Runnable threadInit, Consumer<Batch<?>> next) {
-      super(name);
-      setDaemon(true);
-      this.stage = stage;
-      this.threadInit = threadInit;
-      this.next = next;
-    }
-
-    void offer(Batch<?> b) {
-      queue.add(b);
-    }
-
-    void shutdown() {
-      stopping = true;
-      queue.add(STOP);
-      interrupt(); // wakes a stage blocked in an interruptible call
-      try {
-        join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      Batch<?> b;
-      while ((b = queue.poll()) != null) {
-        if (b != STOP) {
-          b.abandon(new IllegalStateException("pipeline closed before the batch ran"));
-        }
-      }
-    }
-
-    @Override
-    public void run() {
-      if (threadInit != null) {
-        try {
-          threadInit.run();
-        } catch (RuntimeException e) {
-          LOG.error("{}: thread setup failed; its stage runs without it", getName(), e);
-        }
-      }
-      while (true) {
-        Batch<?> b;
-        try {
-          b = queue.take();
-        } catch (InterruptedException e) {
-          if (stopping) {
-            return;
-          }
-          continue;
-        }
-        if (b == STOP) {
-          return;
-        }
-        if (stopping) {
-          b.abandon(new IllegalStateException("pipeline closed before the batch ran"));
-          continue;
-        }
-        if (!b.lane().isLive()) {
-          b.abandon(null);
-          continue;
-        }
-        StageListener l = listener;
-        long start = metrics.stageStarted();
-        started(l, stage, b.lane().tag(), b.index(), b.bytes(), start);
-        boolean ok = b.runStage(stage);
-        long end = metrics.stageEnded();
-        ended(l, stage, b.lane().tag(), b.index(), b.bytes(), start, end, ok);
-        long took = end - start;
-        metrics.addBusy(stage, took);
-        b.lane().addBusy(stage, took);
-        if (ok) {
-          next.accept(b);
-        } else {
-          metrics.batchFailed();
-        }
-      }
-    }
+  /**
+   * True once {@link #close} has returned with every thread ended: nothing the stages use is in use
+   * any more, and it may be freed.
+   */
+  public boolean threadsEnded() {
+    return closed.get() && !uploader.isAlive() && !computer.isAlive() && !downloader.isAlive();
   }
 
   void batchReleased(long bytes, boolean completed) {

@@ -38,6 +38,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       new java.util.concurrent.atomic.AtomicLongArray(Stage.values().length);
   private volatile boolean closed;
   private volatile Throwable failure;
+  // Batches submitted and not yet released (delivered, failed or dropped); guarded by this.
+  private int inPipeline;
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
       StagePipeline pipeline, TaskTag tag, BatchStages<H, D, O, R> stages, int maxAhead) {
@@ -93,6 +95,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     Batch<R> b = new Batch<>(this, submitted.getAndIncrement(), deviceBytes, flows.apply(host));
     synchronized (this) {
       pending.add(b);
+      inPipeline++;
     }
     pipeline.submit(b);
   }
@@ -169,6 +172,31 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       if (b.result().isDone() && !b.result().isCompletedExceptionally()) {
         Batch.closeQuietly(b.result().join());
       }
+    }
+  }
+
+  /**
+   * Waits until every batch submitted has left the pipeline (its result delivered, or the batch
+   * failed or dropped, with what it held closed); after {@link #close}, the pipeline's threads drop
+   * the lane's batches as they reach them.
+   *
+   * @return false when {@code millis} passed first
+   */
+  public synchronized boolean awaitLeft(long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (inPipeline > 0) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left <= 0) {
+        return false;
+      }
+      wait(left);
+    }
+    return true;
+  }
+
+  synchronized void released() {
+    if (--inPipeline == 0) {
+      notifyAll();
     }
   }
 

@@ -2,6 +2,7 @@ package dev.overlap.executor.scan;
 
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.HybridScanReader;
+import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.PackedBatch;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -44,6 +45,7 @@ public final class ChunkBatch implements PackedBatch {
   private final long deviceBytes;
   private final LongAdder decodeNanos;
   private int refs = 1;
+  private final BatchTracker.Held tracked;
 
   ChunkBatch(
       HostMemoryBuffer buffer,
@@ -60,6 +62,7 @@ public final class ChunkBatch implements PackedBatch {
     this.bytes = bytes;
     this.deviceBytes = deviceBytes;
     this.decodeNanos = decodeNanos;
+    this.tracked = BatchTracker.made(this);
   }
 
   @Override
@@ -103,6 +106,7 @@ public final class ChunkBatch implements PackedBatch {
       throw new IllegalStateException("ChunkBatch already closed");
     }
     refs++;
+    BatchTracker.retained(tracked);
     return this;
   }
 
@@ -111,6 +115,7 @@ public final class ChunkBatch implements PackedBatch {
     if (refs <= 0) {
       throw new IllegalStateException("ChunkBatch closed twice");
     }
+    BatchTracker.closed(tracked);
     if (--refs > 0) {
       return;
     }

@@ -6,6 +6,7 @@ import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.GpuRuntime;
+import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.trace.TraceOutput;
@@ -47,6 +48,12 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
         conf.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.CPU
             ? "kernels run their CPU implementation"
             : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
+    if (conf.get(OverlapConf.DEBUG_TRACK_BATCHES)) {
+      BatchTracker.start(LOG::warn);
+      LOG.info(
+          "Overlap: {} is on: each task's batches still held at its end are logged",
+          OverlapConf.DEBUG_TRACK_BATCHES.key());
+    }
     if (!conf.get(OverlapConf.ENABLED)) {
       status = noGpu(OverlapConf.ENABLED.key() + "=false");
     } else {
@@ -185,6 +192,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
 
   @Override
   public void shutdown() {
+    BatchTracker.stop();
     GpuRuntime r = ExecutorState.stopped();
     if (r != null) {
       try {

@@ -2,6 +2,7 @@ package dev.overlap.executor.spark;
 
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.ResultBatch;
@@ -18,6 +19,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task's GPU path: fills batches from its source into staging buffers on the task's thread,
@@ -39,6 +42,10 @@ import java.util.function.Consumer;
 public final class TaskDriver<
         S extends AutoCloseable, H extends PackedBatch, R extends ResultBatch<T>, T>
     implements Iterator<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskDriver.class);
+
+  /** How long debug mode waits at a task's end for its batches to leave the pipeline. */
+  static final long HELD_WAIT_MILLIS = 10_000;
 
   /**
    * What the task did, reported once when it ends.
@@ -191,6 +198,7 @@ public final class TaskDriver<
       stagingWait += start - waitFrom;
       StageListener l = pipeline.listener();
       H batch;
+      TaskTag before = BatchTracker.enter(lane.tag());
       try {
         StagePipeline.started(l, Stage.PACK, lane.tag(), packed, 0, start);
         batch = source.fill(buf, giveBack);
@@ -202,6 +210,8 @@ public final class TaskDriver<
         }
         StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
         throw e;
+      } finally {
+        BatchTracker.leave(before);
       }
       long end;
       try {
@@ -243,6 +253,9 @@ public final class TaskDriver<
       current = null;
     }
     lane.close();
+    if (BatchTracker.on()) {
+      reportHeld();
+    }
     if (onFinish != null) {
       Map<Stage, Long> nanos = new EnumMap<>(Stage.class);
       for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
@@ -259,5 +272,24 @@ public final class TaskDriver<
               stagingWait,
               resultWait));
     }
+  }
+
+  /**
+   * Debug mode: once the pipeline has dropped what it still had of this task (a killed task's
+   * batches in flight are not leaks), reports the task's batches still held.
+   */
+  private void reportHeld() {
+    try {
+      if (!lane.awaitLeft(HELD_WAIT_MILLIS)) {
+        LOG.warn(
+            "{}: batches still in the pipeline {} ms after the task ended; those reported below may"
+                + " be among them",
+            lane.taskName(),
+            HELD_WAIT_MILLIS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    BatchTracker.taskEnded(lane.tag());
   }
 }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.pipeline.BatchTracker;
+import dev.overlap.executor.pipeline.TaskTag;
 import dev.overlap.executor.rows.HostTable;
 import dev.overlap.executor.testing.TestData;
 import java.util.ArrayList;
@@ -118,6 +120,39 @@ class HostBatchWriterTest {
       assertRowsEqual(expected, readBack(batch));
     }
     assertEquals(1, released.get(), "closing the batch gives the staging buffer back");
+  }
+
+  /** Where the test's leak is: the report must name this method. */
+  private static HostBatch uploadThatNeverLetsGo(HostBatch b) {
+    return b.retain();
+  }
+
+  @Test
+  void debugModeReportsAHostBatchStillHeldAtItsTasksEndWithWhereItWasRetained() {
+    List<String> report = new ArrayList<>();
+    TaskTag task = TaskTag.named("packing task");
+    BatchTracker.start(report::add);
+    try {
+      BatchLayout layout = new BatchLayout(types(), 1 << 20, 1000, 32);
+      HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
+      w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+      assertTrue(w.append(new GenericInternalRow(TestData.internalValues(0))));
+      TaskTag before = BatchTracker.enter(task);
+      HostBatch batch = w.finish();
+      BatchTracker.leave(before);
+      uploadThatNeverLetsGo(batch);
+      batch.close();
+      assertEquals(1, BatchTracker.taskEnded(task));
+      assertTrue(report.get(0).startsWith("packing task: HostBatch@"), report.get(0));
+      assertTrue(report.get(0).contains(".uploadThatNeverLetsGo("), report.get(0));
+      assertEquals(0, released.get(), "the staging buffer is still out");
+      batch.close();
+      assertEquals(1, released.get());
+      assertEquals(0, BatchTracker.taskEnded(task));
+      assertEquals(2, report.size(), report.toString());
+    } finally {
+      BatchTracker.stop();
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -24,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class StagePipelineTest {
 
   /** A resource that counts how many of its kind are open and refuses a second close. */
-  static final class Res implements AutoCloseable {
+  static class Res implements AutoCloseable {
     static final AtomicInteger OPEN = new AtomicInteger();
     final String task;
     final int value;
@@ -43,6 +45,48 @@ class StagePipelineTest {
       }
       closed = true;
       OPEN.decrementAndGet();
+    }
+  }
+
+  /** Device memory, as far as a test can tell: freeing it needs the thread init (the device). */
+  static final class OnDevice extends Res {
+    static final ThreadLocal<Boolean> INIT = ThreadLocal.withInitial(() -> false);
+    static final AtomicInteger OPEN = new AtomicInteger();
+    static final List<String> FREED_WITHOUT_INIT = Collections.synchronizedList(new ArrayList<>());
+
+    OnDevice(String task, int value) {
+      super(task, value);
+      OPEN.incrementAndGet();
+    }
+
+    @Override
+    public synchronized void close() {
+      if (!INIT.get()) {
+        FREED_WITHOUT_INIT.add(task + value + " on " + Thread.currentThread().getName());
+      }
+      super.close();
+      OPEN.decrementAndGet();
+    }
+  }
+
+  /** Stages that add 1, 10 and 100, the first two on the "device"; a hook runs in compute. */
+  static class OnDeviceStages implements BatchStages<Res, Res, Res, Res> {
+    void computing(Res in) throws Exception {}
+
+    @Override
+    public Res upload(Res in) {
+      return new OnDevice(in.task, in.value + 1);
+    }
+
+    @Override
+    public Res compute(Res in) throws Exception {
+      computing(in);
+      return new OnDevice(in.task, in.value + 10);
+    }
+
+    @Override
+    public Res download(Res in) {
+      return new Res(in.task, in.value + 100);
     }
   }
 
@@ -85,6 +129,8 @@ class StagePipelineTest {
   @BeforeEach
   void start() {
     Res.OPEN.set(0);
+    OnDevice.OPEN.set(0);
+    OnDevice.FREED_WITHOUT_INIT.clear();
     tasks = Executors.newCachedThreadPool();
   }
 
@@ -386,6 +432,151 @@ class StagePipelineTest {
     }
     p.close(); // interrupts the blocked upload; the others never start
     assertThrows(PipelineTaskException.class, lane::next);
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
+  /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
+  private static void awaitThroughInterrupts(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** As a native call: sleeps {@code millis} whatever happens; an interrupt stays pending. */
+  private static void sleepThroughInterrupts(long millis) {
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    boolean interrupted = false;
+    for (long left = millis; left > 0; left = end - System.nanoTime()) {
+      try {
+        TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Submits batches 0, 1000, 2000 and returns once the first is computing, the others queued. */
+  private TaskLane<Res, Res> threeBatchesTheFirstComputing(
+      StagePipeline p, OnDeviceStages stages, CountDownLatch computing) throws Exception {
+    TaskLane<Res, Res> lane = p.openLane("a", stages, 4);
+    for (int i = 0; i < 3; i++) {
+      lane.submit(new Res("a", i * 1000), 10);
+    }
+    assertTrue(computing.await(10, SECONDS));
+    // The first batch's input and the other two batches, uploaded.
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    while (OnDevice.OPEN.get() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(3, OnDevice.OPEN.get());
+    Thread.sleep(50); // the upload thread hands the last one on
+    return lane;
+  }
+
+  @Test
+  void queuedBatchesAreFreedOnAThreadThatRanTheInit() throws Exception {
+    StagePipeline p = new StagePipeline(new DeviceBudget(1000), "t", () -> OnDevice.INIT.set(true));
+    CountDownLatch computing = new CountDownLatch(1);
+    OnDeviceStages stages =
+        new OnDeviceStages() {
+          @Override
+          void computing(Res in) {
+            if (in.value == 1) {
+              computing.countDown();
+              sleepThroughInterrupts(1000);
+            }
+          }
+        };
+    TaskLane<Res, Res> lane = threeBatchesTheFirstComputing(p, stages, computing);
+    p.close();
+    assertEquals(List.of(), OnDevice.FREED_WITHOUT_INIT);
+    assertEquals(0, OnDevice.OPEN.get());
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
+  @Test
+  void closeWaitsForAStageThatIgnoresItsInterrupt() throws Exception {
+    StagePipeline p =
+        new StagePipeline(
+            new DeviceBudget(1000),
+            "t",
+            () -> OnDevice.INIT.set(true),
+            Duration.ofMillis(50),
+            Duration.ofSeconds(30));
+    CountDownLatch computing = new CountDownLatch(1);
+    AtomicBoolean computed = new AtomicBoolean();
+    OnDeviceStages stages =
+        new OnDeviceStages() {
+          @Override
+          void computing(Res in) {
+            if (in.value == 1) {
+              computing.countDown();
+              sleepThroughInterrupts(1000); // past several of close's log lines
+              computed.set(true);
+            }
+          }
+        };
+    TaskLane<Res, Res> lane = threeBatchesTheFirstComputing(p, stages, computing);
+    p.close();
+    assertTrue(computed.get(), "close returned while a stage was running");
+    assertTrue(p.threadsEnded());
+    assertEquals(0, OnDevice.OPEN.get());
+    assertEquals(List.of(), OnDevice.FREED_WITHOUT_INIT);
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
+  @Test
+  void aStageStuckPastTheLimitKeepsWhatItMayUseUntilItEnds() throws Exception {
+    StagePipeline p =
+        new StagePipeline(
+            new DeviceBudget(1000),
+            "t",
+            () -> OnDevice.INIT.set(true),
+            Duration.ofMillis(50),
+            Duration.ofMillis(300));
+    CountDownLatch computing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    OnDeviceStages stages =
+        new OnDeviceStages() {
+          @Override
+          void computing(Res in) {
+            if (in.value == 1) {
+              computing.countDown();
+              awaitThroughInterrupts(release);
+            }
+          }
+        };
+    TaskLane<Res, Res> lane = threeBatchesTheFirstComputing(p, stages, computing);
+    long start = System.nanoTime();
+    p.close();
+    assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300));
+    // close gave up: it says so, and nothing the stuck stage may use was freed under it.
+    assertEquals(3, OnDevice.OPEN.get(), "freed while the compute thread was still running");
+    assertFalse(p.threadsEnded());
+    release.countDown();
+    // Once the stage returns, its thread frees its batch and its queue itself.
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    while (!p.threadsEnded() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertTrue(p.threadsEnded());
+    assertEquals(0, OnDevice.OPEN.get());
+    assertEquals(List.of(), OnDevice.FREED_WITHOUT_INIT);
     lane.close();
     assertEquals(0, p.budget().inFlight());
   }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.PackedBatch;
@@ -163,6 +164,21 @@ class TaskDriverTest {
     @Override
     public Rows download(Res in) {
       return new Rows(in.first);
+    }
+  }
+
+  /** A value on the "device", tracked in debug mode as a DeviceBatch is. */
+  final class Tracked extends Res {
+    private final BatchTracker.Held held = BatchTracker.made(this);
+
+    Tracked(int first) {
+      super(first);
+    }
+
+    @Override
+    public synchronized void close() {
+      super.close();
+      BatchTracker.closed(held);
     }
   }
 
@@ -347,6 +363,76 @@ class TaskDriverTest {
     assertAllReturned();
     assertEquals(1, reported.size());
     assertEquals(ROWS_PER_BATCH, reported.get(0).rowsOut());
+  }
+
+  /** Where the test's leak is: the report must name this method. */
+  private static void aStageThatLeaks() {
+    BatchTracker.made(new Object());
+  }
+
+  @Test
+  void debugModeReportsAtTheTasksEndWhatAStageOfItsBatchesLeft() throws InterruptedException {
+    List<String> report = java.util.Collections.synchronizedList(new ArrayList<>());
+    BatchTracker.start(report::add);
+    try {
+      Passing leaking =
+          new Passing() {
+            @Override
+            public Res upload(Filled in) {
+              if (in.first == 3 * ROWS_PER_BATCH) {
+                aStageThatLeaks();
+              }
+              return super.upload(in);
+            }
+          };
+      TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(5, -1), leaking);
+      d.forEachRemaining(r -> {}); // ends with finish(), as at the task's end
+      assertEquals(2, report.size(), report.toString());
+      String line = report.get(0);
+      assertTrue(line.startsWith("task: Object@"), line);
+      assertTrue(line.contains("made on test-upload"), line);
+      assertTrue(line.contains(TaskDriverTest.class.getName() + ".aStageThatLeaks("), line);
+      assertEquals("task: 1 batch(es) still held at the task's end", report.get(1));
+      assertAllReturned();
+    } finally {
+      BatchTracker.stop();
+    }
+  }
+
+  @Test
+  void debugModeReportsNoneOfAKilledTasksBatchesThatWereStillInFlight() throws Exception {
+    List<String> report = java.util.Collections.synchronizedList(new ArrayList<>());
+    BatchTracker.start(report::add);
+    try {
+      CountDownLatch computing = new CountDownLatch(1);
+      Passing tracked =
+          new Passing() {
+            @Override
+            public Res upload(Filled in) {
+              return new Tracked(in.first);
+            }
+
+            @Override
+            public Res compute(Res in) throws InterruptedException {
+              if (in.first == ROWS_PER_BATCH) {
+                computing.countDown();
+                Thread.sleep(300);
+              }
+              return new Tracked(in.first);
+            }
+          };
+      TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), tracked);
+      for (int i = 0; i < ROWS_PER_BATCH; i++) {
+        assertEquals(i, d.next());
+      }
+      assertTrue(computing.await(10, TimeUnit.SECONDS));
+      // Killed while batch 1 computes and batch 2 waits for it: both are dropped, not leaked.
+      d.finish();
+      assertEquals(List.of(), report);
+      assertAllReturned();
+    } finally {
+      BatchTracker.stop();
+    }
   }
 
   @Test
