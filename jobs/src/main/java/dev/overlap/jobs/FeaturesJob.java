@@ -263,9 +263,11 @@ public final class FeaturesJob {
     FeaturePlan plan;
     if (kernelFirstPass(spark)) {
       PipelineReport first = PipelineReport.create(spark);
+      PipelineReport counts = PipelineReport.create(spark);
       List<String> onSpark = new ArrayList<>();
-      plan = FirstPass.kernels(in, vocab, first, onSpark);
+      plan = FirstPass.kernels(in, vocab, first, counts, onSpark);
       summary.add("first pass", first);
+      summary.add("exact counts", counts);
       summary.phase(
           "first pass",
           System.nanoTime() - start,
@@ -282,8 +284,15 @@ public final class FeaturesJob {
           plan.nonFiniteCount() + " values in " + plan.nonFiniteColumns() + " treated as missing");
     }
     Dataset<Row> out = features(in, plan, report);
+    start = System.nanoTime();
     out.write().mode("overwrite").parquet(output);
+    summary.phase(
+        "features",
+        System.nanoTime() - start,
+        "second pass and write: the features kernel, its results back as rows, Parquet written by"
+            + " Spark");
     summary.add("features", report);
+    summary.rowsIn(report.rowsIn()); // the second pass reads every row once
     return spark.read().parquet(output).count();
   }
 }

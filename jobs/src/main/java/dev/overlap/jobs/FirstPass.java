@@ -46,13 +46,18 @@ final class FirstPass {
   private FirstPass() {}
 
   /**
-   * The first pass through the GPU pipeline; {@code onSpark} receives the string columns whose
+   * The first pass through the GPU pipeline: {@code report} gets the partial aggregates' figures,
+   * {@code counts} the exact counting's; {@code onSpark} receives the string columns whose
    * vocabulary the bound did not prove, which then came from Spark's aggregation.
    */
   static FeaturePlan kernels(
-      Dataset<Row> input, int vocabularySize, PipelineReport report, List<String> onSpark) {
+      Dataset<Row> input,
+      int vocabularySize,
+      PipelineReport report,
+      PipelineReport counts,
+      List<String> onSpark) {
     int top = Math.max(TOP_MIN, 4 * Math.max(1, vocabularySize));
-    return kernels(input, vocabularySize, top, report, onSpark);
+    return kernels(input, vocabularySize, top, report, counts, onSpark);
   }
 
   /** The same, each batch reporting {@code top} values per string column. */
@@ -61,6 +66,7 @@ final class FirstPass {
       int vocabularySize,
       int top,
       PipelineReport report,
+      PipelineReport countsReport,
       List<String> onSpark) {
     FeaturesJob.checkNames(input);
     FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
@@ -112,7 +118,7 @@ final class FirstPass {
           throw new AssertionError(plan.columns.get(i).kind);
       }
     }
-    exactCounts(in, plan, bounds, counts, report);
+    exactCounts(in, plan, bounds, counts, countsReport);
     for (int i = 0; i < width; i++) {
       FeaturePlan.Column c = plan.columns.get(i);
       switch (c.kind) {

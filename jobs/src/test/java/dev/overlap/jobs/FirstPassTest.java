@@ -113,7 +113,7 @@ class FirstPassTest {
   void kernelsGiveSparksFirstPass() {
     PipelineReport report = PipelineReport.create(spark);
     List<String> onSpark = new ArrayList<>();
-    FeaturePlan got = FirstPass.kernels(input, 3, report, onSpark);
+    FeaturePlan got = FirstPass.kernels(input, 3, report, report, onSpark);
     assertSame(FeaturesJob.plan(input, 3), got);
     assertEquals(List.of(), onSpark);
     assertTrue(report.gpuTasks() + report.cpuTasks() > 1, "the kernels did not run");
@@ -127,7 +127,7 @@ class FirstPassTest {
   void aBoundThatProvesAndOneThatDoesNot() {
     PipelineReport report = PipelineReport.create(spark);
     List<String> onSpark = new ArrayList<>();
-    FeaturePlan got = FirstPass.kernels(input, 2, 3, report, onSpark);
+    FeaturePlan got = FirstPass.kernels(input, 2, 3, report, report, onSpark);
     assertSame(FeaturesJob.plan(input, 2), got);
     assertEquals(List.of("even"), onSpark);
     assertEquals(List.of("hot", "warm"), column(got, "skewed").vocabulary);
@@ -152,7 +152,7 @@ class FirstPassTest {
             .add(BigInteger.valueOf(n))
             .divide(BigInteger.valueOf(2 * n))
             .longValueExact();
-    FeaturePlan got = FirstPass.kernels(input, 3, PipelineReport.create(spark), new ArrayList<>());
+    FeaturePlan got = FirstPass.kernels(input, 3, null, null, new ArrayList<>());
     assertEquals(expected, column(got, "recent").meanEpoch);
   }
 
@@ -175,13 +175,12 @@ class FirstPassTest {
     assertTrue(GpuStatus.current().gpu(), "no GPU: " + GpuStatus.current().reason());
     PipelineReport report = PipelineReport.create(spark);
     List<String> onSpark = new ArrayList<>();
-    FeaturePlan got = FirstPass.kernels(input, 2, 3, report, onSpark);
+    FeaturePlan got = FirstPass.kernels(input, 2, 3, report, report, onSpark);
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
     assertSame(FeaturesJob.plan(input, 2), got);
     assertEquals(List.of("even"), onSpark);
-    FeaturePlan cpuOfKernels =
-        FirstPass.kernels(input, 3, PipelineReport.create(spark), new ArrayList<>());
+    FeaturePlan cpuOfKernels = FirstPass.kernels(input, 3, null, null, new ArrayList<>());
     assertSame(FeaturesJob.plan(input, 3), cpuOfKernels);
   }
 
