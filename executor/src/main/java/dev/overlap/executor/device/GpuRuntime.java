@@ -1,6 +1,7 @@
 package dev.overlap.executor.device;
 
 import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pipeline.BoundedPool;
@@ -165,6 +166,15 @@ public final class GpuRuntime implements AutoCloseable {
       throw new IllegalStateException("GpuRuntime closed twice");
     }
     closed = true;
+    // What is still held when no task runs: every figure but RMM's is Overlap's alone.
+    LOG.info(
+        "Overlap: GPU {} at shutdown: device budget in use {} bytes, staging buffers free {} of {},"
+            + " RMM bytes allocated {}",
+        device,
+        pipeline.budget().inFlight(),
+        staging.available(),
+        conf.get(OverlapConf.STAGING_BUFFERS),
+        Rmm.isInitialized() ? Rmm.getTotalBytesAllocated() : 0);
     try {
       // It uses RMM: let it finish before RMM goes.
       warmup.join(60_000);
