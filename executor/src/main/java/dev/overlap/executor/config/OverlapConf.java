@@ -59,6 +59,20 @@ public final class OverlapConf {
                   + " implementation, FAIL fails the task with the reason.")
           .enumConf(NoGpuMode.class, NoGpuMode.CPU);
 
+  public static final ConfigEntry<OnFatalError> GPU_ON_FATAL_ERROR =
+      ConfigEntry.builder(PREFIX + "gpu.onFatalError")
+          .doc(
+              "After a fatal CUDA error (cuDF's CudaFatalException: an illegal address, a launch"
+                  + " failure...), which leaves the GPU unusable until the process ends, the GPU is"
+                  + " fenced: nothing more runs on it, its running tasks fail saying so, GpuStatus"
+                  + " reports no GPU. EXIT then exits the executor (code 20) on that task failure,"
+                  + " as the RAPIDS Accelerator does, so that Spark starts a new one (in local mode"
+                  + " the executor is the driver: it stays, and later GPU tasks fail); CPU keeps the"
+                  + " executor and runs later tasks as one without a GPU does"
+                  + " (spark.overlap.noGpu.mode applies).")
+          .startupOnly()
+          .enumConf(OnFatalError.class, OnFatalError.EXIT);
+
   public static final ConfigEntry<Double> RMM_POOL_FRACTION =
       ConfigEntry.builder(PREFIX + "rmm.poolFraction")
           .doc(
@@ -185,6 +199,7 @@ public final class OverlapConf {
       List.of(
           ENABLED,
           NO_GPU_MODE,
+          GPU_ON_FATAL_ERROR,
           RMM_POOL_FRACTION,
           PINNED_POOL_SIZE,
           STAGING_BUFFER_SIZE,

@@ -32,6 +32,7 @@ public final class GpuRuntime implements AutoCloseable {
   private final boolean stagingPinned;
   private final StagePipeline pipeline;
   private final Thread warmup;
+  private final GpuHealth health;
   // What start made, in the order it made it: RMM's and the pinned pool's shutdown when this
   // runtime initialized them, the staging pool, the streams, the pipeline.
   private final List<AutoCloseable> made;
@@ -45,6 +46,7 @@ public final class GpuRuntime implements AutoCloseable {
       boolean stagingPinned,
       StagePipeline pipeline,
       Thread warmup,
+      GpuHealth health,
       List<AutoCloseable> made) {
     this.device = device;
     this.conf = conf;
@@ -53,6 +55,7 @@ public final class GpuRuntime implements AutoCloseable {
     this.stagingPinned = stagingPinned;
     this.pipeline = pipeline;
     this.warmup = warmup;
+    this.health = health;
     this.made = List.copyOf(made);
   }
 
@@ -60,12 +63,14 @@ public final class GpuRuntime implements AutoCloseable {
    * Sets up the GPU. On failure, whatever was made is closed again in the reverse order of creation
    * (the pinned pool and RMM shut down when this runtime initialized them) and the exception
    * propagates.
+   *
+   * @param health the GPU's health, which a fatal CUDA error fences ({@link FencedStages})
    */
-  public static GpuRuntime start(int device, OverlapConf conf) {
-    return start(device, conf, NativeSteps.CUDF);
+  public static GpuRuntime start(int device, OverlapConf conf, GpuHealth health) {
+    return start(device, conf, health, NativeSteps.CUDF);
   }
 
-  static GpuRuntime start(int device, OverlapConf conf, NativeSteps natives) {
+  static GpuRuntime start(int device, OverlapConf conf, GpuHealth health, NativeSteps natives) {
     // In the order of creation; closed in reverse on failure, and by close().
     List<AutoCloseable> made = new ArrayList<>();
     try {
@@ -122,7 +127,7 @@ public final class GpuRuntime implements AutoCloseable {
       made.add(pipeline);
       pipeline.listener(new NvtxStages());
       Thread warmup = DecodeWarmup.start(device);
-      return new GpuRuntime(device, conf, streams, staging, pinned, pipeline, warmup, made);
+      return new GpuRuntime(device, conf, streams, staging, pinned, pipeline, warmup, health, made);
     } catch (RuntimeException | Error e) {
       Collections.reverse(made);
       Closing.after(e, made);
@@ -154,11 +159,16 @@ public final class GpuRuntime implements AutoCloseable {
     return pipeline;
   }
 
+  public GpuHealth health() {
+    return health;
+  }
+
   /**
    * Closes what {@link #start} made in the reverse order: the pipeline, the streams, the staging
    * buffers, then the pinned pool and RMM if this runtime initialized them. When a pipeline thread
    * or the decode warm-up is still running after its wait, only the pipeline is closed: the rest
    * stays allocated until the process exits, since that thread may be inside a CUDA call using it.
+   * So does it once the GPU is fenced: the context is broken, and freeing into it could crash.
    */
   @Override
   public synchronized void close() {
@@ -182,6 +192,13 @@ public final class GpuRuntime implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     pipeline.close();
+    if (health.fenced()) {
+      LOG.warn(
+          "{}: its streams, staging buffers and memory pools are left allocated, not freed into"
+              + " the broken CUDA context",
+          health.reason().orElseThrow());
+      return;
+    }
     if (warmup.isAlive() || !pipeline.threadsEnded()) {
       LOG.error(
           "{} still running on GPU {}: its streams, staging buffers and memory pools are left"

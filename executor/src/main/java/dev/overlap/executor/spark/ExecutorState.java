@@ -2,6 +2,7 @@ package dev.overlap.executor.spark;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.device.GpuHealth;
 import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.trace.TraceRecorder;
 import java.util.Optional;
@@ -10,6 +11,9 @@ import java.util.Optional;
  * What the executor plugin set up in this JVM: the {@link GpuRuntime} when a GPU is usable, the
  * status the API reports, and the {@link TraceRecorder} when {@code spark.overlap.trace.dir} is
  * set. One executor per JVM (the driver's JVM in local mode).
+ *
+ * <p>The status is the one decided at start, but a GPU that a fatal CUDA error has fenced since
+ * ({@link GpuHealth}) is reported as {@link GpuStatus.State#NO_GPU}, with the error as reason.
  */
 public final class ExecutorState {
   private static volatile GpuStatus status =
@@ -19,6 +23,7 @@ public final class ExecutorState {
           "the Overlap plugin is not running in this JVM: add"
               + " spark.plugins=dev.overlap.executor.OverlapPlugin");
   private static volatile GpuRuntime runtime;
+  private static volatile GpuHealth health;
   private static volatile String executorId = "?";
   private static volatile OverlapConf conf;
   private static volatile TraceRecorder trace;
@@ -26,10 +31,22 @@ public final class ExecutorState {
   private ExecutorState() {}
 
   public static GpuStatus status() {
-    return status;
+    GpuStatus s = status;
+    GpuHealth h = health;
+    if (s.gpu() && h != null && h.fenced()) {
+      return new GpuStatus(GpuStatus.State.NO_GPU, Optional.empty(), h.reason().orElseThrow());
+    }
+    return s;
   }
 
-  /** The GPU runtime, when {@link #status} says GPU. */
+  /** The health of the GPU the executor set up; empty when it set none up. */
+  public static Optional<GpuHealth> health() {
+    return Optional.ofNullable(health);
+  }
+
+  /**
+   * The GPU runtime, when the executor set one up: {@link #status} says GPU unless fenced since.
+   */
   public static Optional<GpuRuntime> runtime() {
     return Optional.ofNullable(runtime);
   }
@@ -52,14 +69,16 @@ public final class ExecutorState {
   }
 
   /**
+   * @param h the health of the GPU set up; null when none
    * @param t the timeline's recorder; null when none
    */
   static synchronized void started(
-      String id, OverlapConf c, GpuStatus s, GpuRuntime r, TraceRecorder t) {
+      String id, OverlapConf c, GpuStatus s, GpuRuntime r, GpuHealth h, TraceRecorder t) {
     executorId = id;
     conf = c;
     status = s;
     runtime = r;
+    health = h;
     trace = t;
   }
 
@@ -67,6 +86,7 @@ public final class ExecutorState {
   static synchronized GpuRuntime stopped() {
     GpuRuntime r = runtime;
     runtime = null;
+    health = null;
     conf = null;
     trace = null;
     status =

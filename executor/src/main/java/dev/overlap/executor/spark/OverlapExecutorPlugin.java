@@ -5,6 +5,7 @@ import com.codahale.metrics.MetricRegistry;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.device.GpuHealth;
 import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.Stage;
@@ -16,6 +17,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntConsumer;
+import org.apache.spark.TaskFailedReason;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.PluginContext;
 import org.apache.spark.resource.ResourceInformation;
@@ -29,6 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An invalid {@code spark.overlap.*} value throws from {@link #init}, so the executor exits with
  * a message naming the key; it is thrown, not also logged here.
+ *
+ * <p>After a fatal CUDA error, {@link #onTaskFailed} applies {@code spark.overlap.gpu.onFatalError}
+ * ({@link FatalErrorPolicy}).
  */
 public final class OverlapExecutorPlugin implements ExecutorPlugin {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
@@ -36,6 +42,19 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
   private String executorId = "?";
   private String traceDir = "";
   private TraceRecorder trace;
+  private final IntConsumer exit;
+  private volatile FatalErrorPolicy onFatal;
+
+  public OverlapExecutorPlugin() {
+    this(FatalErrorPolicy::exitJvm);
+  }
+
+  /**
+   * @param exit ends the process with the status given, after a fatal CUDA error under EXIT
+   */
+  OverlapExecutorPlugin(IntConsumer exit) {
+    this.exit = exit;
+  }
 
   @Override
   public void init(PluginContext ctx, Map<String, String> extraConf) {
@@ -44,6 +63,8 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     GpuStatus status;
     GpuRuntime runtime = null;
     Throwable setupFailure = null;
+    FatalErrorPolicy policy =
+        new FatalErrorPolicy(conf.get(OverlapConf.GPU_ON_FATAL_ERROR), id, exit);
     String how =
         conf.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.CPU
             ? "kernels run their CPU implementation"
@@ -63,7 +84,8 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
         status = noGpu(choice.problem());
       } else {
         try {
-          runtime = GpuRuntime.start(device.get(), conf);
+          runtime =
+              GpuRuntime.start(device.get(), conf, new GpuHealth(device.get(), policy.plan()));
           status = new GpuStatus(GpuStatus.State.GPU, device, "");
         } catch (Throwable t) {
           setupFailure = t;
@@ -85,7 +107,9 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           traceDir,
           runtime != null ? "GPU path" : "no GPU: a span per partition of the CPU path");
     }
-    ExecutorState.started(id, conf, status, runtime, trace);
+    onFatal = policy;
+    ExecutorState.started(
+        id, conf, status, runtime, runtime == null ? null : runtime.health(), trace);
     if (runtime != null) {
       registerMetrics(ctx.metricRegistry(), runtime);
       LOG.info(
@@ -188,6 +212,16 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     registry.register(
         "deviceBytesInFlight", (Gauge<Long>) () -> runtime.pipeline().budget().inFlight());
     registry.register("stagingBuffersFree", (Gauge<Integer>) () -> runtime.staging().available());
+  }
+
+  /** A fatal CUDA error in the failure, or one seen before, fences the GPU; EXIT then exits. */
+  @Override
+  public void onTaskFailed(TaskFailedReason reason) {
+    FatalErrorPolicy policy = onFatal;
+    Optional<GpuHealth> health = ExecutorState.health();
+    if (policy != null && health.isPresent()) {
+      policy.taskFailed(health.get(), reason);
+    }
   }
 
   @Override

@@ -8,6 +8,8 @@ import dev.overlap.executor.api.InputPath;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.CudfStages;
+import dev.overlap.executor.device.FencedStages;
+import dev.overlap.executor.device.GpuHealth;
 import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.device.ParquetStages;
 import dev.overlap.executor.pack.BatchLayout;
@@ -102,6 +104,9 @@ public final class PartitionRunner implements Serializable {
     boolean enabled = job().get(OverlapConf.ENABLED);
     if (status.gpu() && enabled) {
       return true;
+    }
+    if (enabled) {
+      FatalErrorPolicy.refuseIfFenced();
     }
     String reason = enabled ? status.reason() : OverlapConf.ENABLED.key() + "=false for this job";
     if (job().get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.FAIL || kernel.cpu() == null) {
@@ -220,22 +225,24 @@ public final class PartitionRunner implements Serializable {
       BatchSource<HostMemoryBuffer, H> source,
       Consumer<TaskDriver.Figures> onFinish) {
     TaskContext ctx = TaskContext.get();
+    GpuHealth health = gpu.health();
     TaskDriver<HostMemoryBuffer, H, HostTable, InternalRow> driver =
         new TaskDriver<>(
             gpu.pipeline(),
             gpu.staging(),
-            stages,
+            FencedStages.of(stages, health),
             source,
             TaskTags.of(ctx),
             job().get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
             report == null ? null : onFinish,
-            // A killed task's waits end even when Spark does not interrupt its thread.
-            ctx == null ? () -> false : ctx::isInterrupted);
+            // A killed task's waits end even when Spark does not interrupt its thread; so do they
+            // once the GPU is fenced (the staging buffers it holds never come back).
+            () -> health.fenced() || (ctx != null && ctx.isInterrupted()));
     if (ctx != null) {
       // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
       ctx.addTaskCompletionListener((TaskCompletionListener) c -> driver.finish());
     }
-    return driver;
+    return FatalErrorPolicy.guard(driver, health);
   }
 
   private void record(InputPath path, TaskDriver.Figures f) {

@@ -104,7 +104,8 @@ class GpuRuntimeTest {
   private static List<String> failingAt(String step, boolean rmmExists, boolean pinnedExists) {
     FakeSteps natives = new FakeSteps(step, rmmExists, pinnedExists);
     RuntimeException e =
-        assertThrows(RuntimeException.class, () -> GpuRuntime.start(3, CONF, natives));
+        assertThrows(
+            RuntimeException.class, () -> GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives));
     assertSame(natives.failure, e);
     assertEquals(0, e.getSuppressed().length, () -> List.of(e.getSuppressed()).toString());
     return natives.calls;
