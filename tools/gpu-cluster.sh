@@ -31,6 +31,23 @@ tr ':' '\n' <jobs/target/spark-classpath.txt | while read -r jar || [[ -n "$jar"
 done
 export SPARK_HOME="$home" SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1
 
+# Spark 4 starts executors with --add-modules=jdk.incubator.vector, which a Java runtime without
+# that module (a jlink'd one, as the GPU bundle ships) refuses: the Workers then launch executors
+# through a java that leaves that one option out.
+java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
+worker_java_home="$java_home"
+if ! "$java_home/bin/java" --list-modules 2>/dev/null | grep -q '^jdk.incubator.vector'; then
+  mkdir -p "$work/java/bin"
+  cat >"$work/java/bin/java" <<EOF
+#!/usr/bin/env bash
+args=()
+for a in "\$@"; do [[ "\$a" == --add-modules=jdk.incubator.vector ]] || args+=("\$a"); done
+exec "$java_home/bin/java" "\${args[@]}"
+EOF
+  chmod +x "$work/java/bin/java"
+  worker_java_home="$work/java"
+fi
+
 pids=()
 daemon() {
   local log="$1"
@@ -68,7 +85,7 @@ for ((g = 0; g < gpus; g++)); do
   # This Worker's GPU only: Spark hands it to the executor it launches.
   printf '#!/usr/bin/env bash\necho '"'"'{"name": "gpu", "addresses": ["%s"]}'"'"'\n' "$g" >"$work/gpu$g.sh"
   chmod +x "$work/gpu$g.sh"
-  daemon "$out/worker$g.log" -Dspark.worker.resource.gpu.amount=1 \
+  JAVA_HOME="$worker_java_home" daemon "$out/worker$g.log" -Dspark.worker.resource.gpu.amount=1 \
     -Dspark.worker.resource.gpu.discoveryScript="$work/gpu$g.sh" \
     -cp "$home/jars/*" org.apache.spark.deploy.worker.Worker spark://127.0.0.1:7077 \
     --host 127.0.0.1 --cores "$cores" --memory 48g --webui-port 0 --work-dir "$work/work$g"
@@ -101,6 +118,13 @@ report() {
     "$work"/work*/app-* 2>/dev/null | sed 's/^/  executor: /' | tee -a "$out/summary.txt"
   awk -F', ' '{n[$1]++; s[$1]+=$2+0; if ($2+0 > m[$1]) m[$1]=$2+0} END {for (g in n) printf "  GPU %s: %d samples, mean utilisation %.1f %%, max %d %%\n", g, n[g], s[g]/n[g], m[g]}' \
     "$out/$name-smi.csv" | sort | tee -a "$out/summary.txt"
+  local f
+  for f in "$work"/work*/app-*/*/stderr; do
+    [[ -f "$f" ]] || continue
+    echo "== ${f#"$work"/}"
+    grep -E "Overlap|LEAK|leak|ERROR|Exception|Error" "$f" | head -40
+    tail -5 "$f"
+  done >"$out/$name-executors.txt"
   compare "/tmp/out-$name/q1" /tmp/out-etl-cpu/q1 l_returnflag,l_linestatus
   compare "/tmp/out-$name/q6" /tmp/out-etl-cpu/q6 revenue
   rm -rf "$work"/work*/app-*
