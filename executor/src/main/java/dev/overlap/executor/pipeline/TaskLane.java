@@ -194,6 +194,32 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return true;
   }
 
+  /**
+   * As {@link #awaitLeft}, but the calling thread's interrupt does not end the wait: a killed
+   * task's thread usually carries one when it reports what it still holds. The interrupt is kept
+   * and set again on return.
+   *
+   * @return false when {@code millis} passed first
+   */
+  public boolean awaitLeftThroughInterrupt(long millis) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    boolean interrupted = Thread.interrupted();
+    try {
+      while (true) {
+        try {
+          return awaitLeft(
+              Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   synchronized void released() {
     if (--inPipeline == 0) {
       notifyAll();
