@@ -167,9 +167,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       drop = new ArrayDeque<>(pending);
       pending.clear();
     }
+    IllegalStateException ended = new IllegalStateException(taskName + ": the task ended");
     for (Batch<R> b : drop) {
-      // Results delivered before `closed` was set are closed here; later ones by accept().
-      if (b.result().isDone() && !b.result().isCompletedExceptionally()) {
+      // Results delivered before `closed` was set are closed here; later ones by accept(). A
+      // thread still waiting for one (close may come from another thread) stops waiting.
+      if (!b.result().completeExceptionally(ended) && !b.result().isCompletedExceptionally()) {
         Batch.closeQuietly(b.result().join());
       }
     }

@@ -472,6 +472,33 @@ class StagePipelineTest {
     assertTrue(resultClosed.get(), "the batch counted as left before its result was closed");
   }
 
+  @Test
+  void closingALaneFromAnotherThreadEndsTheWaitForItsResult() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch computing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            computing.countDown();
+            release.await();
+          }
+        };
+    TaskLane<Res, Res> lane = pipeline.openLane("a", stages, 2);
+    lane.submit(new Res("a", 0), 10);
+    assertTrue(computing.await(10, SECONDS));
+    // Never cancelled: only the close can end the wait.
+    Future<Res> waiting = tasks.submit(() -> lane.next());
+    Thread.sleep(100);
+    lane.close(); // the task's end, reported on another thread
+    java.util.concurrent.ExecutionException e =
+        assertThrows(java.util.concurrent.ExecutionException.class, () -> waiting.get(5, SECONDS));
+    assertTrue(e.getCause() instanceof PipelineTaskException, e.toString());
+    release.countDown();
+    awaitNothingInFlight();
+  }
+
   /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
   private static void awaitThroughInterrupts(CountDownLatch latch) {
     boolean interrupted = false;
