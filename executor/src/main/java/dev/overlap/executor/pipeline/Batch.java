@@ -19,6 +19,7 @@ final class Batch<R extends AutoCloseable> {
   private final CompletableFuture<R> result = new CompletableFuture<>();
   private final BatchFlow<?, ?, ?, R> flow;
   private boolean released;
+  private boolean left;
 
   Batch(TaskLane<?, R> lane, long index, long bytes, BatchFlow<?, ?, ?, R> flow) {
     this.lane = lane;
@@ -71,9 +72,14 @@ final class Batch<R extends AutoCloseable> {
     R r = flow.takeResult();
     // The batch's device memory is gone: give its bytes back before the task sees the result, so
     // a task that took all its results never observes its own bytes still in flight.
-    release(true);
-    if (!lane.accept(this, r)) {
-      closeQuietly(r);
+    releaseBytes(true);
+    try {
+      if (!lane.accept(this, r)) {
+        closeQuietly(r);
+      }
+    } finally {
+      // Only once the result is the task's, or closed, has the batch left the pipeline.
+      left();
     }
   }
 
@@ -87,13 +93,20 @@ final class Batch<R extends AutoCloseable> {
 
   private void fail(Throwable cause) {
     result.completeExceptionally(cause);
-    release(false);
+    releaseBytes(false);
+    left();
   }
 
-  private synchronized void release(boolean completed) {
+  private synchronized void releaseBytes(boolean completed) {
     if (!released) {
       released = true;
       lane.pipeline().batchReleased(bytes, completed);
+    }
+  }
+
+  private synchronized void left() {
+    if (!left) {
+      left = true;
       lane.released();
     }
   }

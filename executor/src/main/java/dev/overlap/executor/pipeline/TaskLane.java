@@ -167,9 +167,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       drop = new ArrayDeque<>(pending);
       pending.clear();
     }
+    IllegalStateException ended = new IllegalStateException(taskName + ": the task ended");
     for (Batch<R> b : drop) {
-      // Results delivered before `closed` was set are closed here; later ones by accept().
-      if (b.result().isDone() && !b.result().isCompletedExceptionally()) {
+      // Results delivered before `closed` was set are closed here; later ones by accept(). A
+      // thread still waiting for one (close may come from another thread) stops waiting.
+      if (!b.result().completeExceptionally(ended) && !b.result().isCompletedExceptionally()) {
         Batch.closeQuietly(b.result().join());
       }
     }
@@ -192,6 +194,32 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       wait(left);
     }
     return true;
+  }
+
+  /**
+   * As {@link #awaitLeft}, but the calling thread's interrupt does not end the wait: a killed
+   * task's thread usually carries one when it reports what it still holds. The interrupt is kept
+   * and set again on return.
+   *
+   * @return false when {@code millis} passed first
+   */
+  public boolean awaitLeftThroughInterrupt(long millis) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    boolean interrupted = Thread.interrupted();
+    try {
+      while (true) {
+        try {
+          return awaitLeft(
+              Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   synchronized void released() {

@@ -436,6 +436,69 @@ class StagePipelineTest {
     assertEquals(0, p.budget().inFlight());
   }
 
+  @Test
+  void aResultDeliveredAfterItsLaneClosedIsClosedBeforeTheBatchCountsAsLeft() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch downloading = new CountDownLatch(1);
+    CountDownLatch laneClosed = new CountDownLatch(1);
+    AtomicBoolean resultClosed = new AtomicBoolean();
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeDownload(Res in) throws Exception {
+            downloading.countDown();
+            laneClosed.await();
+          }
+
+          @Override
+          public Res download(Res in) throws Exception {
+            beforeDownload(in);
+            return new Res(in.task, in.value + 100) {
+              @Override
+              public synchronized void close() {
+                sleepThroughInterrupts(200); // a large pinned result takes a while to free
+                super.close();
+                resultClosed.set(true);
+              }
+            };
+          }
+        };
+    TaskLane<Res, Res> lane = pipeline.openLane("a", stages, 2);
+    lane.submit(new Res("a", 0), 10);
+    assertTrue(downloading.await(10, SECONDS));
+    lane.close(); // the task was killed while its batch was on its way back
+    laneClosed.countDown();
+    assertTrue(lane.awaitLeft(10_000));
+    assertTrue(resultClosed.get(), "the batch counted as left before its result was closed");
+  }
+
+  @Test
+  void closingALaneFromAnotherThreadEndsTheWaitForItsResult() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
+    CountDownLatch computing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            computing.countDown();
+            release.await();
+          }
+        };
+    TaskLane<Res, Res> lane = pipeline.openLane("a", stages, 2);
+    lane.submit(new Res("a", 0), 10);
+    assertTrue(computing.await(10, SECONDS));
+    // Never cancelled: only the close can end the wait.
+    Future<Res> waiting = tasks.submit(() -> lane.next());
+    Thread.sleep(100);
+    lane.close(); // the task's end, reported on another thread
+    java.util.concurrent.ExecutionException e =
+        assertThrows(java.util.concurrent.ExecutionException.class, () -> waiting.get(5, SECONDS));
+    assertTrue(e.getCause() instanceof PipelineTaskException, e.toString());
+    release.countDown();
+    awaitNothingInFlight();
+  }
+
   /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
   private static void awaitThroughInterrupts(CountDownLatch latch) {
     boolean interrupted = false;

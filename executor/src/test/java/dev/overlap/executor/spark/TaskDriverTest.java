@@ -436,6 +436,53 @@ class TaskDriverTest {
   }
 
   @Test
+  void debugModeWaitsForAKilledTasksBatchesEvenWhenItsThreadIsInterrupted() throws Exception {
+    List<String> report = java.util.Collections.synchronizedList(new ArrayList<>());
+    BatchTracker.start(report::add);
+    try {
+      CountDownLatch computing = new CountDownLatch(1);
+      Passing tracked =
+          new Passing() {
+            @Override
+            public Res upload(Filled in) {
+              return new Tracked(in.first);
+            }
+
+            @Override
+            public Res compute(Res in) {
+              if (in.first == ROWS_PER_BATCH) {
+                computing.countDown();
+                // A kernel: the interrupt of the task's thread does not end it.
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+                while (System.nanoTime() < end) {
+                  Thread.onSpinWait();
+                }
+              }
+              return new Tracked(in.first);
+            }
+          };
+      TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), tracked);
+      for (int i = 0; i < ROWS_PER_BATCH; i++) {
+        assertEquals(i, d.next());
+      }
+      assertTrue(computing.await(10, TimeUnit.SECONDS));
+      // Spark kills the task with interruptOnCancel: its completion listener runs on the thread
+      // that carries the interrupt.
+      Thread.currentThread().interrupt();
+      try {
+        d.finish();
+        assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is kept");
+      } finally {
+        Thread.interrupted();
+      }
+      assertEquals(List.of(), report);
+      assertAllReturned();
+    } finally {
+      BatchTracker.stop();
+    }
+  }
+
+  @Test
   void aTaskKilledWhileItsThreadWaitsForAResultStopsWaiting() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     Passing blocking =
