@@ -112,7 +112,6 @@ public final class Main {
     session = spark;
     long startNanos = System.nanoTime() - starting;
     try {
-      int slots = Math.max(1, spark.sparkContext().defaultParallelism());
       String input = a.get("--input").orElse(null);
       if (input == null && !a.job.equals("generate")) {
         input = defaultInput(spark, paths) + "/lineitem";
@@ -147,6 +146,8 @@ public final class Main {
         current = null;
       }
       System.out.println("overlap: " + a.job + " wrote " + output);
+      // Asked after the job: on a cluster, executors register after the session starts.
+      int slots = Math.max(1, spark.sparkContext().defaultParallelism());
       System.out.print(summary.render(rowsOut, slots));
     } finally {
       spark.stop();
