@@ -135,6 +135,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
           taskName + ": batch " + head.index() + " failed: " + cause, cause);
     }
     synchronized (this) {
+      if (closed) {
+        // close() (from another thread) took the pending results, this one included, and closed
+        // it: it is not the caller's to use.
+        throw new PipelineTaskException(taskName + ": the task ended", null);
+      }
       pending.poll();
     }
     return value;
