@@ -24,13 +24,13 @@ final class CpuFirstPass {
   /** The rows of {@link FirstPassKernel#PARTIALS} for one partition. */
   static Iterator<Row> partials(FeaturePlan plan, int top, Iterator<Row> rows) {
     int width = plan.columns.size();
-    Welford[] moments = new Welford[width];
+    FirstPass.Moments[] moments = new FirstPass.Moments[width];
     long[] present = new long[width];
     long[] hi = new long[width];
     long[] lo = new long[width];
     List<Map<String, Long>> counts = new ArrayList<>();
     for (int i = 0; i < width; i++) {
-      moments[i] = new Welford();
+      moments[i] = new FirstPass.Moments();
       counts.add(new HashMap<>());
     }
     while (rows.hasNext()) {
@@ -68,7 +68,7 @@ final class CpuFirstPass {
       FeaturePlan.Column c = plan.columns.get(i);
       switch (c.kind) {
         case NUMERIC:
-          Welford m = moments[i];
+          FirstPass.Moments m = moments[i];
           boolean any = m.n > 0;
           out.add(
               row(
@@ -166,28 +166,5 @@ final class CpuFirstPass {
       Long hi,
       Long lo) {
     return RowFactory.create(col, value, n, mean, m2, min, max, nonFinite, hi, lo);
-  }
-
-  /** Count, mean and M2 by Welford's update; NaN and infinities counted apart and left out. */
-  static final class Welford {
-    long n;
-    double mean;
-    double m2;
-    double min = Double.POSITIVE_INFINITY;
-    double max = Double.NEGATIVE_INFINITY;
-    long nonFinite;
-
-    void add(double x) {
-      if (!Double.isFinite(x)) {
-        nonFinite++;
-        return;
-      }
-      n++;
-      double delta = x - mean;
-      mean += delta / n;
-      m2 += delta * (x - mean);
-      min = Math.min(min, x);
-      max = Math.max(max, x);
-    }
   }
 }

@@ -218,7 +218,10 @@ final class FirstPass {
     return java.util.Arrays.compareUnsigned(a, b);
   }
 
-  /** Partial moments combined by Chan et al.'s pairwise formulas. */
+  /**
+   * Partial moments combined by Chan et al.'s pairwise formulas; one value at a time ({@link
+   * #add}), that is Welford's update.
+   */
   static final class Moments {
     long n;
     double mean;
@@ -226,6 +229,15 @@ final class FirstPass {
     double min = Double.POSITIVE_INFINITY;
     double max = Double.NEGATIVE_INFINITY;
     long nonFinite;
+
+    /** One value; NaN and infinities are counted apart and left out. */
+    void add(double x) {
+      if (Double.isFinite(x)) {
+        merge(1, x, 0.0, x, x);
+      } else {
+        nonFinite++;
+      }
+    }
 
     void merge(long nb, double meanB, double m2B, double minB, double maxB) {
       if (n == 0) {
