@@ -248,7 +248,8 @@ class OutOfMemoryTest {
     lane.close();
     OutOfDeviceMemoryException oom =
         assertInstanceOf(OutOfDeviceMemoryException.class, e.getCause());
-    assertInstanceOf(FakeOom.class, oom.getCause(), "the last failed allocation");
+    assertEquals(null, oom.getCause(), "nothing Spark could take for a fatal error");
+    assertInstanceOf(FakeOom.class, oom.getSuppressed()[0], "the last failed allocation");
     String line = oom.getMessage();
     assertEquals(
         "out of device memory: kernel fake asked for 80 bytes in compute, for batch 0 part 1 of"
