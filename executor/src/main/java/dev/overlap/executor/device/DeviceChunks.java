@@ -4,7 +4,9 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.scan.ChunkBatch;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A batch of compressed Parquet column chunks on its way to or on the device: the device copy of
@@ -13,12 +15,17 @@ import java.util.List;
  *
  * <p>Counted like {@link DeviceBatch}: the decode's result keeps one reference until the kernel's
  * work is done; the last {@link #close} waits for the copy and frees the chunks and the readers.
+ *
+ * <p>A batch whose decode or kernel did not fit in device memory is {@link #halves split} by row
+ * group: each part decodes some of the row groups from the same chunks, and holds a reference to
+ * the whole (its chunks and readers) until it is closed.
  */
 public final class DeviceChunks implements Uploaded {
+  private final DeviceChunks whole;
   private final DeviceMemoryBuffer chunks;
   private final Cuda.Event copied;
   private final List<ChunkBatch.Piece> pieces;
-  private final java.util.concurrent.atomic.LongAdder decodeNanos;
+  private final LongAdder decodeNanos;
   private ChunkBatch host;
   private int refs = 1;
   private final BatchTracker.Held tracked;
@@ -30,7 +37,18 @@ public final class DeviceChunks implements Uploaded {
       Cuda.Event copied,
       ChunkBatch host,
       List<ChunkBatch.Piece> pieces,
-      java.util.concurrent.atomic.LongAdder decodeNanos) {
+      LongAdder decodeNanos) {
+    this(null, chunks, copied, host, pieces, decodeNanos);
+  }
+
+  private DeviceChunks(
+      DeviceChunks whole,
+      DeviceMemoryBuffer chunks,
+      Cuda.Event copied,
+      ChunkBatch host,
+      List<ChunkBatch.Piece> pieces,
+      LongAdder decodeNanos) {
+    this.whole = whole;
     this.chunks = chunks;
     this.copied = copied;
     this.host = host;
@@ -48,7 +66,7 @@ public final class DeviceChunks implements Uploaded {
     return pieces;
   }
 
-  java.util.concurrent.atomic.LongAdder decodeNanos() {
+  LongAdder decodeNanos() {
     return decodeNanos;
   }
 
@@ -61,8 +79,44 @@ public final class DeviceChunks implements Uploaded {
     return this;
   }
 
+  /**
+   * Splits the row groups in two halves, in order (the first has the extra one), for a decode or a
+   * kernel that did not fit. Each part holds a reference to this batch, which the caller still
+   * closes. Empty for a single row group.
+   */
+  List<DeviceChunks> halves() {
+    int groups = pieces.stream().mapToInt(p -> p.rowGroups().length).sum();
+    if (groups < 2) {
+      return List.of();
+    }
+    int firstHalf = (groups + 1) / 2;
+    List<ChunkBatch.Piece> head = new ArrayList<>();
+    List<ChunkBatch.Piece> tail = new ArrayList<>();
+    int seen = 0;
+    for (ChunkBatch.Piece p : pieces) {
+      int n = p.rowGroups().length;
+      int inHead = Math.max(0, Math.min(n, firstHalf - seen));
+      if (inHead > 0) {
+        head.add(inHead == n ? p : p.groups(0, inHead));
+      }
+      if (inHead < n) {
+        tail.add(inHead == 0 ? p : p.groups(inHead, n));
+      }
+      seen += n;
+    }
+    DeviceChunks all = whole == null ? this : whole;
+    return List.of(part(all, head), part(all, tail));
+  }
+
+  private DeviceChunks part(DeviceChunks all, List<ChunkBatch.Piece> some) {
+    return new DeviceChunks(all.retain(), all.chunks, null, null, some, decodeNanos);
+  }
+
   @Override
   public synchronized long awaitCopied() {
+    if (whole != null) {
+      return whole.awaitCopied();
+    }
     if (host != null) {
       copied.sync();
       copiedAtNanos = System.nanoTime();
@@ -80,6 +134,10 @@ public final class DeviceChunks implements Uploaded {
     }
     BatchTracker.closed(tracked);
     if (--refs > 0) {
+      return;
+    }
+    if (whole != null) {
+      whole.close(); // the part's reference to the chunks and readers
       return;
     }
     try {

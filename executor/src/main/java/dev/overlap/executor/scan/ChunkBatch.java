@@ -1,9 +1,11 @@
 package dev.overlap.executor.scan;
 
+import ai.rapids.cudf.ByteRange;
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.HybridScanReader;
 import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.PackedBatch;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -22,8 +24,10 @@ public final class ChunkBatch implements PackedBatch {
    *
    * @param reader decodes them; built from the file's footer with its columns selected
    * @param rowGroups the row groups, indices in the file
+   * @param groupRows rows in each of those row groups
    * @param at where each chunk starts in the batch's buffer, in the order the reader wants them
    * @param lengths each chunk's length
+   * @param fileOffsets where each chunk starts in the file
    * @param rows rows in those row groups
    * @param columns how the decoded columns answer the kernel's input
    * @param file the file's name, for messages
@@ -31,11 +35,47 @@ public final class ChunkBatch implements PackedBatch {
   public record Piece(
       HybridScanReader reader,
       int[] rowGroups,
+      long[] groupRows,
       long[] at,
       long[] lengths,
+      long[] fileOffsets,
       long rows,
       FileColumns columns,
-      String file) {}
+      String file) {
+
+    /**
+     * The chunks of row groups {@code [from, to)} of this piece (indices into {@link #rowGroups}),
+     * where they lie in the same buffer, in the order the reader wants them for those groups.
+     *
+     * @throws IllegalStateException when the reader asks for a chunk this piece does not hold
+     */
+    public Piece groups(int from, int to) {
+      int[] groups = Arrays.copyOfRange(rowGroups, from, to);
+      long[] rowsOf = Arrays.copyOfRange(groupRows, from, to);
+      ByteRange[] ranges = reader.allColumnChunksByteRanges(groups);
+      long[] partAt = new long[ranges.length];
+      long[] partLengths = new long[ranges.length];
+      long[] partOffsets = new long[ranges.length];
+      for (int i = 0; i < ranges.length; i++) {
+        int k = indexOf(ranges[i].offset(), ranges[i].size());
+        partAt[i] = at[k];
+        partLengths[i] = lengths[k];
+        partOffsets[i] = fileOffsets[k];
+      }
+      long n = Arrays.stream(rowsOf).sum();
+      return new Piece(reader, groups, rowsOf, partAt, partLengths, partOffsets, n, columns, file);
+    }
+
+    private int indexOf(long offset, long size) {
+      for (int k = 0; k < fileOffsets.length; k++) {
+        if (fileOffsets[k] == offset && lengths[k] == size) {
+          return k;
+        }
+      }
+      throw new IllegalStateException(
+          file + ": the reader asks for a chunk at " + offset + " that the batch did not read");
+    }
+  }
 
   private final HostMemoryBuffer buffer;
   private final Runnable release;
