@@ -3,6 +3,7 @@ package dev.overlap.executor.device;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import dev.overlap.executor.pipeline.BatchTracker;
+import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.scan.ChunkBatch;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,20 +26,27 @@ public final class DeviceChunks implements Uploaded {
   private final DeviceMemoryBuffer chunks;
   private final Cuda.Event copied;
   private final List<ChunkBatch.Piece> pieces;
+  private final AutoCloseable readers;
   private final LongAdder decodeNanos;
   private ChunkBatch host;
   private int refs = 1;
   private final BatchTracker.Held tracked;
   private long copiedAtNanos;
 
-  /** Takes ownership of all of them. */
+  /**
+   * Takes ownership of all of them.
+   *
+   * @param readers what keeps the pieces' readers open ({@link ChunkBatch#readersKeeper}), closed
+   *     with this batch; null when the pieces own them, and they are closed then
+   */
   DeviceChunks(
       DeviceMemoryBuffer chunks,
       Cuda.Event copied,
       ChunkBatch host,
       List<ChunkBatch.Piece> pieces,
+      AutoCloseable readers,
       LongAdder decodeNanos) {
-    this(null, chunks, copied, host, pieces, decodeNanos);
+    this(null, chunks, copied, host, pieces, readers, decodeNanos);
   }
 
   private DeviceChunks(
@@ -47,12 +55,14 @@ public final class DeviceChunks implements Uploaded {
       Cuda.Event copied,
       ChunkBatch host,
       List<ChunkBatch.Piece> pieces,
+      AutoCloseable readers,
       LongAdder decodeNanos) {
     this.whole = whole;
     this.chunks = chunks;
     this.copied = copied;
     this.host = host;
     this.pieces = pieces;
+    this.readers = readers;
     this.decodeNanos = decodeNanos;
     this.tracked = BatchTracker.made(this);
   }
@@ -109,7 +119,7 @@ public final class DeviceChunks implements Uploaded {
   }
 
   private DeviceChunks part(DeviceChunks all, List<ChunkBatch.Piece> some) {
-    return new DeviceChunks(all.retain(), all.chunks, null, null, some, decodeNanos);
+    return new DeviceChunks(all.retain(), all.chunks, null, null, some, null, decodeNanos);
   }
 
   @Override
@@ -144,7 +154,11 @@ public final class DeviceChunks implements Uploaded {
       awaitCopied();
     } finally {
       try {
-        ChunkBatch.closeReaders(pieces);
+        if (readers == null) {
+          ChunkBatch.closeReaders(pieces);
+        } else {
+          Closing.all(List.of(readers));
+        }
       } finally {
         try {
           chunks.close();

@@ -24,8 +24,8 @@ import java.util.List;
  *
  * <p>Out of device memory ({@link DeviceMemory}): the pipeline drains and retries a failed upload,
  * decode or kernel, then splits a batch of several row groups on the device ({@link
- * DeviceChunks#halves}); a single row group is the smallest batch. The compressed chunks of a batch
- * are not split at upload: they are at most a staging buffer, or one row group.
+ * DeviceChunks#halves}) or, at upload, on the host ({@link ChunkBatch#halves}, each part copying
+ * the span of the buffer its chunks lie in); a single row group is the smallest batch.
  */
 public final class ParquetStages
     implements BatchStages<ChunkBatch, DeviceChunks, DeviceResult, HostTable> {
@@ -55,12 +55,13 @@ public final class ParquetStages
       DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(uploadAsked, stream);
       made.add(all);
       if (h.copyBytes() > 0) {
-        all.copyFromHostBufferAsync(0, h.buffer(), 0, h.copyBytes(), stream);
+        all.copyFromHostBufferAsync(0, h.buffer(), h.copyFrom(), h.copyBytes(), stream);
       }
       Cuda.Event copied = new Cuda.Event();
       made.add(copied);
       copied.record(stream);
-      batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), h.decodeNanos());
+      AutoCloseable readers = h.readersKeeper();
+      batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), readers, h.decodeNanos());
     } catch (RuntimeException e) {
       // The copy may already be reading the staging buffer: let it finish first.
       throw Closing.afterSync(e, stream::sync, made);
@@ -156,6 +157,11 @@ public final class ParquetStages
         ? DeviceMemory.describe(kernel + "'s Parquet upload", uploadAsked, failure)
         : DeviceMemory.describe(
             computeStep.equals("kernel") ? kernel : kernel + "'s " + computeStep, -1, failure);
+  }
+
+  @Override
+  public List<ChunkBatch> splitHost(ChunkBatch host) {
+    return host.halves();
   }
 
   @Override

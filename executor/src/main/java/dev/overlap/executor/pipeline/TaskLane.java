@@ -59,7 +59,10 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return maxAhead;
   }
 
-  /** Batches submitted and not yet taken with {@link #next}. */
+  /**
+   * Results not yet taken with {@link #next}: one per batch submitted, and one more per part of a
+   * batch split after running out of device memory once {@code next} has reached it.
+   */
   public synchronized int pending() {
     return pending.size();
   }
