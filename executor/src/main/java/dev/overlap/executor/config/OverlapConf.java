@@ -113,9 +113,10 @@ public final class OverlapConf {
   public static final ConfigEntry<Long> PREFETCH_MAX_BYTES =
       ConfigEntry.builder(PREFIX + "prefetch.maxBytes")
           .doc(
-              "Budget of input bytes in flight on the device (uploading, uploaded and waiting,"
-                  + " computing, results coming back), across all tasks of the executor. When it is"
-                  + " full, task threads wait. A single batch larger than the budget runs alone.")
+              "Budget of bytes in flight on the device, across all tasks of the executor: each"
+                  + " batch's input from upload until its results are back, and its kernel's"
+                  + " output from the end of the kernel until it is downloaded. When it is full,"
+                  + " task threads wait. A single batch larger than the budget runs alone.")
           .startupOnly()
           .bytesConf("1g", 1);
 

@@ -6,13 +6,13 @@ import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryAllocator;
 import ai.rapids.cudf.HostMemoryBuffer;
-import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.pack.BatchLayout;
 import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.rows.HostTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,50 +32,14 @@ import org.apache.spark.sql.types.StructType;
  * DeviceResult} it hands on keeps the input batch until the kernel's event, so no memory a kernel
  * reads is freed early. Download waits for that event, copies the results back (into the pinned
  * pool while it has room) and synchronizes its stream before returning.
+ *
+ * <p>Out of device memory ({@link DeviceMemory}): the pipeline drains and retries a failed upload
+ * or kernel, then cuts the host batch by rows ({@link HostBatch#halves}) or splits the uploaded one
+ * on the device ({@link DeviceBatch#halves}). A kernel's output counts in the device budget until
+ * it is downloaded.
  */
 public final class CudfStages
     implements BatchStages<HostBatch, DeviceBatch, DeviceResult, HostTable> {
-  /**
-   * One batch's results come back into the pinned pool while it has room (a device-to-host copy
-   * into pageable memory runs at a fraction of the speed and holds the download thread), else into
-   * pageable memory. After the pool refuses one allocation, the rest of the batch goes to pageable
-   * memory without asking again: cuDF's pool logs an error line for every refusal.
-   */
-  private static final class PinnedFirst implements HostMemoryAllocator {
-    private boolean refused;
-
-    @Override
-    public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
-      if (!refused) {
-        HostMemoryBuffer b = PinnedMemoryPool.tryAllocate(bytes);
-        if (b != null) {
-          return b;
-        }
-        refused = true;
-      }
-      return HostMemoryBuffer.allocate(bytes, false);
-    }
-
-    @Override
-    public HostMemoryBuffer allocate(long bytes) {
-      return allocate(bytes, true);
-    }
-  }
-
-  /** Results come back into pageable memory, leaving the pinned pool alone. */
-  private static final HostMemoryAllocator PAGEABLE =
-      new HostMemoryAllocator() {
-        @Override
-        public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
-          return HostMemoryBuffer.allocate(bytes, false);
-        }
-
-        @Override
-        public HostMemoryBuffer allocate(long bytes) {
-          return allocate(bytes, false);
-        }
-      };
-
   /**
    * How the stages work.
    *
@@ -101,6 +65,8 @@ public final class CudfStages
   private final GpuKernel kernel;
   private final StructType outputSchema;
   private final Options options;
+  // The bytes the last upload asked for; written and read on the upload thread.
+  private volatile long uploadAsked = -1;
 
   public CudfStages(StreamPair streams, GpuKernel kernel, StructType outputSchema) {
     this(streams, kernel, outputSchema, Options.defaults());
@@ -115,10 +81,15 @@ public final class CudfStages
   }
 
   private void copy(
-      DeviceMemoryBuffer dst, long dstAt, HostBatch h, long srcAt, long len, Cuda.Stream stream) {
+      DeviceMemoryBuffer dst,
+      long dstAt,
+      HostMemoryBuffer src,
+      long srcAt,
+      long len,
+      Cuda.Stream stream) {
     for (long done = 0; done < len; done += options.copyPieceBytes()) {
       long n = Math.min(options.copyPieceBytes(), len - done);
-      dst.copyFromHostBufferAsync(dstAt + done, h.staging(), srcAt + done, n, stream);
+      dst.copyFromHostBufferAsync(dstAt + done, src, srcAt + done, n, stream);
     }
   }
 
@@ -133,6 +104,7 @@ public final class CudfStages
     Cuda.Stream stream = streams.copyStream();
     List<AutoCloseable> made = new ArrayList<>();
     DeviceBatch batch;
+    uploadAsked = h.deviceBytes();
     try (DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(h.deviceBytes(), stream)) {
       long at = 0;
       ColumnVector[] cols = new ColumnVector[h.columns()];
@@ -141,21 +113,21 @@ public final class CudfStages
         if (h.nullCount(c) > 0) {
           valid = all.slice(at, h.validityLength());
           made.add(valid);
-          copy(all, at, h, h.validityOffset(c), h.validityLength(), stream);
+          copy(all, at, h.staging(), h.validityOffset(c), h.validityLength(), stream);
           at += BatchLayout.align(h.validityLength());
         }
         long dataLen = h.dataLength(c);
         DeviceMemoryBuffer data = all.slice(at, dataLen);
         made.add(data);
         if (dataLen > 0) {
-          copy(all, at, h, h.dataOffset(c), dataLen, stream);
+          copy(all, at, h.staging(), h.dataOffset(c), dataLen, stream);
         }
         at += BatchLayout.align(Math.max(1, dataLen));
         DeviceMemoryBuffer offsets = null;
         if (h.hasOffsets(c)) {
           offsets = all.slice(at, h.offsetsLength(c));
           made.add(offsets);
-          copy(all, at, h, h.offsetsOffset(c), h.offsetsLength(c), stream);
+          copy(all, at, h.offsetsBuffer(c), h.offsetsOffset(c), h.offsetsLength(c), stream);
           at += BatchLayout.align(h.offsetsLength(c));
         }
         cols[c] =
@@ -178,6 +150,8 @@ public final class CudfStages
     } catch (RuntimeException e) {
       // A copy may already be reading the staging buffer: let the stream finish before the
       // pipeline hands the buffer back. Everything made is closed even when that sync fails.
+      throw Closing.afterSync(e, stream::sync, made);
+    } catch (Error e) {
       throw Closing.afterSync(e, stream::sync, made);
     }
     Uploaded previous = streams.swapLastUpload(batch);
@@ -214,7 +188,8 @@ public final class CudfStages
     } catch (Error e) {
       throw Closing.after(e, List.of(keep));
     }
-    if (out == input) {
+    boolean sameAsInput = out == input;
+    if (sameAsInput) {
       // The pipeline closes the input after this stage: keep our own references.
       ColumnVector[] cols = new ColumnVector[input.getNumberOfColumns()];
       for (int i = 0; i < cols.length; i++) {
@@ -238,7 +213,7 @@ public final class CudfStages
       throw Closing.after(e, List.of(out, computed, keep));
     }
     // What the kernel reads stays referenced until its work is done (DeviceResult.close).
-    return new DeviceResult(out, computed, keep);
+    return new DeviceResult(out, computed, keep, sameAsInput);
   }
 
   @Override
@@ -247,7 +222,8 @@ public final class CudfStages
     Table out = result.output();
     Cuda.Stream stream = streams.downloadStream();
     HostColumnVector[] host = new HostColumnVector[out.getNumberOfColumns()];
-    HostMemoryAllocator allocator = options.pinnedResults() ? new PinnedFirst() : PAGEABLE;
+    HostMemoryAllocator allocator =
+        options.pinnedResults() ? ResultMemory.pinnedFirst() : ResultMemory.PAGEABLE;
     try {
       for (int i = 0; i < host.length; i++) {
         host[i] = out.getColumn(i).copyToHostAsync(stream, allocator);
@@ -259,5 +235,37 @@ public final class CudfStages
       throw Closing.afterSync(e, stream::sync, Arrays.asList(host));
     }
     return new HostTable(outputSchema, host, kernel.name());
+  }
+
+  @Override
+  public String outOfMemory(Stage stage, Throwable failure) {
+    return stage == Stage.UPLOAD
+        ? DeviceMemory.describe("kernel " + kernel.name() + "'s upload", uploadAsked, failure)
+        : DeviceMemory.describe("kernel " + kernel.name(), -1, failure);
+  }
+
+  /** The name in an out-of-memory line of the kernel these stages run. */
+  String kernelName() {
+    return kernel.name();
+  }
+
+  @Override
+  public List<HostBatch> splitHost(HostBatch host) {
+    return host.halves();
+  }
+
+  @Override
+  public List<DeviceBatch> splitDevice(DeviceBatch device) {
+    return device.halves();
+  }
+
+  @Override
+  public long outputBytes(DeviceResult output) {
+    return output.outputBytes();
+  }
+
+  @Override
+  public long freeDeviceBytes() {
+    return DeviceMemory.freeBytes();
   }
 }

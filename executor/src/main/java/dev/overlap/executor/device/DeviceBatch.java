@@ -1,9 +1,14 @@
 package dev.overlap.executor.device;
 
+import ai.rapids.cudf.ContiguousTable;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pipeline.BatchTracker;
+import dev.overlap.executor.pipeline.Closing;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * A batch on its way to or on the device: the columns (whose memory the copy stream may still be
@@ -15,9 +20,13 @@ import dev.overlap.executor.pipeline.BatchTracker;
  * for the previous copy before returning) and from the compute thread (before the kernel) alike;
  * the first call releases, later calls return at once. {@link #close} waits for the copies too, so
  * a batch dropped before it computed never frees memory a copy is still using.
+ *
+ * <p>A batch whose kernel did not fit in device memory is {@link #halves split} on the device: each
+ * half is a copy of its rows (one allocation, no copy from the host to wait for).
  */
 public final class DeviceBatch implements Uploaded {
   private final Table table;
+  private final AutoCloseable memory;
   private final Cuda.Event copied;
   private HostBatch host;
   private int refs = 1;
@@ -26,7 +35,17 @@ public final class DeviceBatch implements Uploaded {
 
   /** Takes ownership of all three. */
   DeviceBatch(Table table, Cuda.Event copied, HostBatch host) {
+    this(table, table, copied, host);
+  }
+
+  /** A half: {@code part} owns the table and its memory. */
+  private DeviceBatch(ContiguousTable part) {
+    this(part.getTable(), part, null, null);
+  }
+
+  private DeviceBatch(Table table, AutoCloseable memory, Cuda.Event copied, HostBatch host) {
     this.table = table;
+    this.memory = memory;
     this.copied = copied;
     this.host = host;
     this.tracked = BatchTracker.made(this);
@@ -44,7 +63,9 @@ public final class DeviceBatch implements Uploaded {
 
   /** Makes {@code stream} wait, on the device, for this batch's copies; the host does not wait. */
   public void streamWaitsForCopies(Cuda.Stream stream) {
-    stream.waitOn(copied);
+    if (copied != null) {
+      stream.waitOn(copied);
+    }
   }
 
   /**
@@ -58,7 +79,7 @@ public final class DeviceBatch implements Uploaded {
   /** Waits for this batch's copies and releases the host batch; returns when they completed. */
   @Override
   public synchronized long awaitCopied() {
-    if (host != null) {
+    if (host != null && copied != null) {
       copied.sync();
       copiedAtNanos = System.nanoTime();
       HostBatch h = host;
@@ -82,10 +103,36 @@ public final class DeviceBatch implements Uploaded {
       awaitCopied();
     } finally {
       try {
-        table.close();
+        Closing.all(List.of(memory));
       } finally {
-        copied.close();
+        if (copied != null) {
+          copied.close();
+        }
       }
+    }
+  }
+
+  /**
+   * Splits the rows in two halves on the device, for a kernel that did not fit: each half a copy in
+   * one allocation of its own, made on this thread's stream, which is synchronized before this
+   * returns (the caller then closes this batch, freeing the whole). Empty for a single row.
+   */
+  List<DeviceBatch> halves() {
+    awaitCopied();
+    long rows = table.getRowCount();
+    if (rows < 2) {
+      return List.of();
+    }
+    ContiguousTable[] parts = table.contiguousSplit((int) (rows / 2));
+    List<DeviceBatch> out = new ArrayList<>();
+    try {
+      Cuda.DEFAULT_STREAM.sync();
+      for (ContiguousTable p : parts) {
+        out.add(new DeviceBatch(p));
+      }
+      return out;
+    } catch (RuntimeException e) {
+      throw Closing.after(e, Arrays.asList(parts));
     }
   }
 }

@@ -18,13 +18,27 @@ public final class DeviceResult implements AutoCloseable {
   private final Table output;
   private final Cuda.Event computed;
   private final AutoCloseable input;
+  private final boolean outputIsInput;
   private boolean closed;
 
-  /** Takes ownership of all three. */
-  DeviceResult(Table output, Cuda.Event computed, AutoCloseable input) {
+  /**
+   * Takes ownership of all three.
+   *
+   * @param outputIsInput the kernel returned its input: the output's memory is the input's
+   */
+  DeviceResult(Table output, Cuda.Event computed, AutoCloseable input, boolean outputIsInput) {
     this.output = output;
     this.computed = computed;
     this.input = input;
+    this.outputIsInput = outputIsInput;
+  }
+
+  /**
+   * The device memory the output adds to its input's, which the pipeline counts in its budget until
+   * the download: the size of its columns' buffers, 0 when the kernel returned its input.
+   */
+  long outputBytes() {
+    return outputIsInput ? 0 : output.getDeviceMemorySize();
   }
 
   /** Waits for the kernel's work on the device; the output may be read afterwards. */

@@ -1,6 +1,9 @@
 package dev.overlap.executor.device;
 
 import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.Stage;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -65,6 +68,41 @@ public final class FencedStages<
   @Override
   public R download(OnDevice<O> output) throws Exception {
     return run(() -> stages.download(output.value));
+  }
+
+  // The pipeline's out-of-memory handling and accounting go to the wrapped stages; once the GPU is
+  // fenced nothing is split or retried.
+
+  @Override
+  public String outOfMemory(Stage stage, Throwable failure) {
+    return health.fenced() ? null : stages.outOfMemory(stage, failure);
+  }
+
+  @Override
+  public List<H> splitHost(H host) {
+    return health.fenced() ? List.of() : stages.splitHost(host);
+  }
+
+  @Override
+  public List<OnDevice<D>> splitDevice(OnDevice<D> device) {
+    if (health.fenced()) {
+      return List.of();
+    }
+    List<OnDevice<D>> parts = new ArrayList<>();
+    for (D part : stages.splitDevice(device.value)) {
+      parts.add(new OnDevice<>(part, health));
+    }
+    return parts;
+  }
+
+  @Override
+  public long outputBytes(OnDevice<O> output) {
+    return stages.outputBytes(output.value);
+  }
+
+  @Override
+  public long freeDeviceBytes() {
+    return health.fenced() ? -1 : stages.freeDeviceBytes();
   }
 
   private <T> T run(Callable<T> stage) throws Exception {

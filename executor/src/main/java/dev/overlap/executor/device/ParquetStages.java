@@ -8,6 +8,7 @@ import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.rows.HostTable;
 import dev.overlap.executor.scan.ChunkBatch;
 import dev.overlap.executor.scan.FileColumns;
@@ -20,12 +21,20 @@ import java.util.List;
  * them with cuDF's Parquet reader on the compute thread's stream, makes the columns the kernel's
  * declared types (a cast where the file's type is narrower, nulls for a column a file lacks), runs
  * the kernel; download is {@link CudfStages#download}.
+ *
+ * <p>Out of device memory ({@link DeviceMemory}): the pipeline drains and retries a failed upload,
+ * decode or kernel, then splits a batch of several row groups on the device ({@link
+ * DeviceChunks#halves}) or, at upload, on the host ({@link ChunkBatch#halves}, each part copying
+ * the span of the buffer its chunks lie in); a single row group is the smallest batch.
  */
 public final class ParquetStages
     implements BatchStages<ChunkBatch, DeviceChunks, DeviceResult, HostTable> {
   private final StreamPair streams;
   private final CudfStages kernelStages;
   private final DType[] types;
+  // What the upload and compute threads last asked device memory for, for an out-of-memory line.
+  private volatile long uploadAsked = -1;
+  private volatile String computeStep = "decode";
 
   /**
    * @param types the kernel's input types, in its column order
@@ -41,18 +50,22 @@ public final class ParquetStages
     Cuda.Stream stream = streams.copyStream();
     List<AutoCloseable> made = new ArrayList<>();
     DeviceChunks batch;
+    uploadAsked = Math.max(1, h.copyBytes());
     try {
-      DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(Math.max(1, h.copyBytes()), stream);
+      DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(uploadAsked, stream);
       made.add(all);
       if (h.copyBytes() > 0) {
-        all.copyFromHostBufferAsync(0, h.buffer(), 0, h.copyBytes(), stream);
+        all.copyFromHostBufferAsync(0, h.buffer(), h.copyFrom(), h.copyBytes(), stream);
       }
       Cuda.Event copied = new Cuda.Event();
       made.add(copied);
       copied.record(stream);
-      batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), h.decodeNanos());
+      AutoCloseable readers = h.readersKeeper();
+      batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), readers, h.decodeNanos());
     } catch (RuntimeException e) {
       // The copy may already be reading the staging buffer: let it finish first.
+      throw Closing.afterSync(e, stream::sync, made);
+    } catch (Error e) {
       throw Closing.afterSync(e, stream::sync, made);
     }
     Uploaded previous = streams.swapLastUpload(batch);
@@ -66,7 +79,9 @@ public final class ParquetStages
   public DeviceResult compute(DeviceChunks chunks) {
     chunks.awaitCopied();
     long start = System.nanoTime();
+    computeStep = "Parquet decode";
     Table input = decode(chunks);
+    computeStep = "kernel";
     try {
       Cuda.DEFAULT_STREAM.sync();
     } catch (RuntimeException e) {
@@ -133,5 +148,34 @@ public final class ParquetStages
   @Override
   public HostTable download(DeviceResult result) {
     return kernelStages.download(result);
+  }
+
+  @Override
+  public String outOfMemory(Stage stage, Throwable failure) {
+    String kernel = "kernel " + kernelStages.kernelName();
+    return stage == Stage.UPLOAD
+        ? DeviceMemory.describe(kernel + "'s Parquet upload", uploadAsked, failure)
+        : DeviceMemory.describe(
+            computeStep.equals("kernel") ? kernel : kernel + "'s " + computeStep, -1, failure);
+  }
+
+  @Override
+  public List<ChunkBatch> splitHost(ChunkBatch host) {
+    return host.halves();
+  }
+
+  @Override
+  public List<DeviceChunks> splitDevice(DeviceChunks device) {
+    return device.halves();
+  }
+
+  @Override
+  public long outputBytes(DeviceResult output) {
+    return kernelStages.outputBytes(output);
+  }
+
+  @Override
+  public long freeDeviceBytes() {
+    return DeviceMemory.freeBytes();
   }
 }

@@ -1,30 +1,62 @@
 package dev.overlap.executor.pipeline;
 
-import java.util.concurrent.CompletableFuture;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One batch on its way through the pipeline: its values ({@link BatchFlow}), its place in its lane,
- * its device bytes and the future its task waits on.
+ * One batch on its way through the pipeline (or one part of a batch split after running out of
+ * device memory): its values ({@link BatchFlow}), its place in its lane, its device bytes and the
+ * slot its result goes to.
+ *
+ * <p>Budget: the batch holds {@code bytes} of the device budget from its submission, and the kernel
+ * output's bytes from the end of compute; it gives all of them back when it leaves the pipeline. A
+ * split batch hands its bytes on to its parts.
  *
  * @param <R> the result the task takes
  */
 final class Batch<R extends AutoCloseable> {
   private static final Logger LOG = LoggerFactory.getLogger(Batch.class);
 
+  /** How one run of a stage ended. */
+  enum Outcome {
+    DONE,
+    /** The batch failed its lane and left the pipeline. */
+    FAILED,
+    /** A device allocation failed; the input is kept for a retry or a split. */
+    OUT_OF_MEMORY
+  }
+
   private final TaskLane<?, R> lane;
   private final long index;
+  private final String part;
   private final long bytes;
-  private final CompletableFuture<R> result = new CompletableFuture<>();
+  private final ResultSlot<R> slot;
   private final BatchFlow<?, ?, ?, R> flow;
+  private long charged;
+  private boolean retried;
+  private String outOfMemory;
+  private Throwable lastFailure;
   private boolean released;
   private boolean left;
 
-  Batch(TaskLane<?, R> lane, long index, long bytes, BatchFlow<?, ?, ?, R> flow) {
+  Batch(TaskLane<?, R> lane, long index, long bytes, ResultSlot<R> slot, BatchFlow<?, ?, ?, R> f) {
+    this(lane, index, "", bytes, slot, f);
+  }
+
+  private Batch(
+      TaskLane<?, R> lane,
+      long index,
+      String part,
+      long bytes,
+      ResultSlot<R> slot,
+      BatchFlow<?, ?, ?, R> flow) {
     this.lane = lane;
     this.index = index;
+    this.part = part;
     this.bytes = bytes;
+    this.slot = slot;
     this.flow = flow;
   }
 
@@ -36,35 +68,121 @@ final class Batch<R extends AutoCloseable> {
     return index;
   }
 
+  /** The batch's index, and which part of it this is when it was split ("3", "3 part 2.1"). */
+  String name() {
+    return part.isEmpty() ? Long.toString(index) : index + " part " + part;
+  }
+
   long bytes() {
     return bytes;
   }
 
-  CompletableFuture<R> result() {
-    return result;
+  BatchFlow<?, ?, ?, R> flow() {
+    return flow;
   }
 
   /**
-   * Runs one stage on the batch's value. The input is closed afterwards, whatever happened.
-   *
-   * @return false when the stage threw; the batch has then failed its lane and released its bytes
+   * Runs one stage on the batch's value; its input is closed afterwards unless a device allocation
+   * failed (then it is kept for {@link #retry} or {@link #split}).
    */
-  boolean runStage(Stage stage) {
-    Throwable failure = null;
+  Outcome runStage(Stage stage) {
     try {
       flow.run(stage);
     } catch (Throwable t) {
-      failure = t;
-    } finally {
-      flow.closeSpent();
+      String oom = stage == Stage.UPLOAD || stage == Stage.COMPUTE ? outOfMemory(stage, t) : null;
+      if (oom != null) {
+        outOfMemory = oom;
+        lastFailure = t;
+        return Outcome.OUT_OF_MEMORY;
+      }
+      return failed(stage, t);
     }
-    if (failure == null) {
-      return true;
+    flow.closeSpent();
+    if (stage == Stage.COMPUTE) {
+      try {
+        charge(flow.outputBytes());
+      } catch (RuntimeException e) {
+        return failed(stage, e);
+      }
     }
-    // Only now, with its input closed, does the batch leave the pipeline.
-    lane.failed(this, stage, failure);
+    return Outcome.DONE;
+  }
+
+  private String outOfMemory(Stage stage, Throwable t) {
+    try {
+      return flow.stages().outOfMemory(stage, t);
+    } catch (RuntimeException e) {
+      t.addSuppressed(e);
+      return null;
+    }
+  }
+
+  /** Fails the lane with {@code t}; only once what the batch holds is closed does it leave. */
+  private Outcome failed(Stage stage, Throwable t) {
+    flow.close();
+    lane.failed(this, stage, t);
     fail(lane.abandonCause());
-    return false;
+    return Outcome.FAILED;
+  }
+
+  /** The kernel's output on the device counts in the budget until the batch leaves. */
+  private void charge(long outputBytes) {
+    if (outputBytes > 0) {
+      synchronized (this) {
+        charged += outputBytes;
+      }
+      lane.pipeline().budget().charge(outputBytes);
+    }
+  }
+
+  /** True the first time, when the stage is to run once more after the pipeline drained. */
+  boolean retry() {
+    boolean first = !retried;
+    retried = true;
+    return first;
+  }
+
+  /** What asked for device memory when it last failed, as the stages describe it. */
+  String outOfMemory() {
+    return outOfMemory;
+  }
+
+  /**
+   * Splits the input {@code stage} ran out of memory on into parts that take this batch's place
+   * (its slot and its budget bytes), and leaves the pipeline.
+   *
+   * @return the parts, in order; empty when the input cannot be split (nothing changed)
+   */
+  List<Batch<R>> split(Stage stage) {
+    List<? extends BatchFlow<?, ?, ?, R>> flows;
+    try {
+      flows = flow.split(stage);
+    } catch (RuntimeException | Error e) {
+      lastFailure.addSuppressed(e);
+      return List.of();
+    }
+    int n = flows.size();
+    if (n == 0) {
+      return List.of();
+    }
+    List<ResultSlot<R>> slots = new ArrayList<>();
+    List<Batch<R>> parts = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ResultSlot<R> s = new ResultSlot<>(index);
+      String name = part.isEmpty() ? Integer.toString(i + 1) : part + "." + (i + 1);
+      // The budget bytes are shared out so that the parts give back exactly this batch's.
+      long share = bytes / n + (i < bytes % n ? 1 : 0);
+      slots.add(s);
+      parts.add(new Batch<>(lane, index, name, share, s, flows.get(i)));
+    }
+    if (!lane.split(slot, slots)) {
+      LOG.debug("{}: batch {} split after its task ended", lane.taskName(), name());
+    }
+    synchronized (this) {
+      released = true; // the parts hold the bytes now
+    }
+    left();
+    return parts;
   }
 
   /** The last stage is done: hand the result to the task, or close it if the task is gone. */
@@ -74,7 +192,7 @@ final class Batch<R extends AutoCloseable> {
     // a task that took all its results never observes its own bytes still in flight.
     releaseBytes(true);
     try {
-      if (!lane.accept(this, r)) {
+      if (!lane.accept(slot, r)) {
         closeQuietly(r);
       }
     } finally {
@@ -91,17 +209,29 @@ final class Batch<R extends AutoCloseable> {
     fail(cause == null ? lane.abandonCause() : cause);
   }
 
+  /**
+   * The batch ran out of device memory and cannot be split: it fails its lane with {@code line}.
+   */
+  void failOutOfMemory(Stage stage, String line) {
+    failed(stage, new OutOfDeviceMemoryException(line, lastFailure));
+  }
+
   private void fail(Throwable cause) {
-    result.completeExceptionally(cause);
+    slot.fail(cause);
     releaseBytes(false);
     left();
   }
 
-  private synchronized void releaseBytes(boolean completed) {
-    if (!released) {
+  private void releaseBytes(boolean completed) {
+    long all;
+    synchronized (this) {
+      if (released) {
+        return;
+      }
       released = true;
-      lane.pipeline().batchReleased(bytes, completed);
+      all = bytes + charged;
     }
+    lane.pipeline().batchReleased(all, bytes, completed);
   }
 
   private synchronized void left() {

@@ -1,13 +1,17 @@
 package dev.overlap.executor.pipeline;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * One batch's values on their way through the stages, each typed as the next stage takes it: the
  * host batch, then the batch on the device, then the kernel's output, then the result. One is held
  * at a time, and one thread touches it at a time (the stage thread that holds the batch).
  *
- * <p>Ownership: {@link #run} hands the held value to its stage and keeps it as {@link #closeSpent
- * spent} input, which the caller closes after the stage returns, success or failure; the stage's
- * return value is held from then on. {@link #close} closes what is held.
+ * <p>Ownership: {@link #run} hands the held value to its stage; once the stage returns, the value
+ * becomes {@link #closeSpent spent} input, which the caller closes, and the stage's return value is
+ * held from then on. When the stage throws, the input stays held, so that the stage may run again
+ * or the input be {@link #split}. {@link #close} closes what is held.
  */
 final class BatchFlow<
     H extends AutoCloseable,
@@ -22,36 +26,73 @@ final class BatchFlow<
   private AutoCloseable spent;
 
   BatchFlow(BatchStages<H, D, O, R> stages, H host) {
+    this(stages, host, null);
+  }
+
+  private BatchFlow(BatchStages<H, D, O, R> stages, H host, D device) {
     this.stages = stages;
     this.host = host;
+    this.device = device;
+  }
+
+  BatchStages<H, D, O, R> stages() {
+    return stages;
   }
 
   /** Runs {@code stage} on the value it takes. */
   void run(Stage stage) throws Exception {
     switch (stage) {
       case UPLOAD -> {
-        H in = host;
+        device = stages.upload(host);
+        spent = host;
         host = null;
-        spent = in;
-        device = stages.upload(in);
       }
       case COMPUTE -> {
-        D in = device;
+        output = stages.compute(device);
+        spent = device;
         device = null;
-        spent = in;
-        output = stages.compute(in);
       }
       case DOWNLOAD -> {
-        O in = output;
+        result = stages.download(output);
+        spent = output;
         output = null;
-        spent = in;
-        result = stages.download(in);
       }
       default -> throw new IllegalArgumentException(stage.name());
     }
   }
 
-  /** Closes the input of the last {@link #run}. */
+  /** The device bytes of the output held (after compute), as the stages count them. */
+  long outputBytes() {
+    return output == null ? 0 : stages.outputBytes(output);
+  }
+
+  /**
+   * Splits the input {@code stage} failed on (the host batch at upload, the device batch at
+   * compute) into flows of its parts, in order, and closes it: each part holds what it needs.
+   *
+   * @return empty when it cannot be split; the input is then still held
+   */
+  List<BatchFlow<H, D, O, R>> split(Stage stage) {
+    List<BatchFlow<H, D, O, R>> flows = new ArrayList<>();
+    if (stage == Stage.UPLOAD && host != null) {
+      List<H> parts = stages.splitHost(host);
+      if (!parts.isEmpty()) {
+        parts.forEach(h -> flows.add(new BatchFlow<>(stages, h, null)));
+        Batch.closeQuietly(host);
+        host = null;
+      }
+    } else if (stage == Stage.COMPUTE && device != null) {
+      List<D> parts = stages.splitDevice(device);
+      if (!parts.isEmpty()) {
+        parts.forEach(d -> flows.add(new BatchFlow<>(stages, null, d)));
+        Batch.closeQuietly(device);
+        device = null;
+      }
+    }
+    return flows;
+  }
+
+  /** Closes the input of the last {@link #run} that returned. */
   void closeSpent() {
     AutoCloseable in = spent;
     spent = null;
@@ -67,6 +108,7 @@ final class BatchFlow<
 
   /** Closes the value held, whichever stage it is at. */
   void close() {
+    closeSpent();
     Batch.closeQuietly(host);
     Batch.closeQuietly(device);
     Batch.closeQuietly(output);

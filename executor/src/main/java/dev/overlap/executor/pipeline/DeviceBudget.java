@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Bytes in flight on the device, capped. A producer {@link #acquire acquires} a batch's bytes
- * before the batch enters the pipeline and the pipeline {@link #release releases} them when the
- * batch's device memory is gone. When the cap is reached, producers wait: backpressure instead of
- * an out-of-memory failure.
+ * before the batch enters the pipeline, the pipeline {@link #charge charges} its kernel output's
+ * bytes when compute ends, and {@link #release releases} both when the batch's device memory is
+ * gone. When the cap is reached, producers wait: backpressure instead of an out-of-memory failure.
  *
  * <p>A batch larger than the whole budget is admitted when nothing else is in flight, so it runs
  * alone rather than waiting forever.
@@ -107,6 +107,18 @@ public final class DeviceBudget {
   private void admit(long bytes) {
     inFlight += bytes;
     peak = Math.max(peak, inFlight);
+  }
+
+  /**
+   * Counts {@code bytes} already on the device (a kernel's output) as in flight at once, without
+   * waiting, even past the cap: they exist whether or not they fit, and while they are counted,
+   * requests wait longer. {@link #release} gives them back.
+   */
+  public synchronized void charge(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("negative bytes: " + bytes);
+    }
+    admit(bytes);
   }
 
   public synchronized void release(long bytes) {

@@ -16,6 +16,8 @@ public final class PipelineMetrics {
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong bytesUploaded = new AtomicLong();
   private final AtomicLong failedBatches = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
+  private final AtomicLong split = new AtomicLong();
   private int activeStages;
   private long lastChange;
   private long overlapNanos;
@@ -64,6 +66,24 @@ public final class PipelineMetrics {
 
   void batchFailed() {
     failedBatches.incrementAndGet();
+  }
+
+  void batchRetried() {
+    retried.incrementAndGet();
+  }
+
+  void batchSplit() {
+    split.incrementAndGet();
+  }
+
+  /** Stages run again after a device allocation failed and the batches ahead were done. */
+  public long outOfMemoryRetries() {
+    return retried.get();
+  }
+
+  /** Batches (or parts) split because a stage did not fit in device memory even on a retry. */
+  public long outOfMemorySplits() {
+    return split.get();
   }
 
   public Snapshot snapshot() {

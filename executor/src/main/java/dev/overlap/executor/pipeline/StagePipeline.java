@@ -191,10 +191,55 @@ public final class StagePipeline implements AutoCloseable {
     return closed.get() && !uploader.isAlive() && !computer.isAlive() && !downloader.isAlive();
   }
 
-  void batchReleased(long bytes, boolean completed) {
-    budget.release(bytes);
+  /**
+   * A batch left the pipeline: {@code held} bytes of the budget come back ({@code bytes} its own,
+   * the rest its kernel output's).
+   */
+  void batchReleased(long held, long bytes, boolean completed) {
+    budget.release(held);
     if (completed) {
       metrics.batchDone(bytes);
     }
+  }
+
+  /**
+   * After a device allocation failed in {@code stage}: waits until the batches ahead of {@code b}
+   * in the later stages are done (their device memory freed, their budget bytes back), so that the
+   * stage can run again with what they held.
+   *
+   * @return false when the pipeline closes or {@code b}'s task ends first
+   */
+  boolean drainAfter(Stage stage, Batch<?> b) {
+    List<StageThread> after =
+        stage == Stage.UPLOAD ? List.of(computer, downloader) : List.of(downloader);
+    while (after.stream().anyMatch(StageThread::busy)) {
+      if (closed.get() || !b.lane().isLive()) {
+        return false;
+      }
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // only close interrupts a stage thread
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The one line of a batch that does not fit in device memory and cannot be split: what asked and
+   * how much (the stages' words), the budget, and the device's free memory.
+   */
+  String outOfMemoryLine(Batch<?> b, Stage stage) {
+    long free = b.flow().stages().freeDeviceBytes();
+    return String.format(
+        "out of device memory: %s, for batch %s of %s, which cannot be split further; device"
+            + " budget %d bytes (%d in flight); device free %s",
+        b.outOfMemory(),
+        b.name(),
+        b.lane().taskName(),
+        budget.maxBytes(),
+        budget.inFlight(),
+        free < 0 ? "unknown" : free + " bytes");
   }
 }

@@ -1,8 +1,10 @@
 package dev.overlap.executor.pipeline;
 
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +18,7 @@ final class StageThread extends Thread {
   private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
 
   /** Queued behind the last batch when the pipeline closes; the thread that takes it ends. */
-  private static final Batch<?> STOP = new Batch<>(null, -1, 0, null);
+  private static final Batch<?> STOP = new Batch<>(null, -1, 0, null, null);
 
   private final BlockingQueue<Batch<?>> queue = new LinkedBlockingQueue<>();
   private final StagePipeline pipeline;
@@ -25,6 +27,8 @@ final class StageThread extends Thread {
   private final Consumer<Batch<?>> next;
   private volatile boolean stopping;
   private volatile Batch<?> running;
+  // Batches offered and not yet passed on, failed or dropped: queued or running.
+  private final AtomicInteger work = new AtomicInteger();
 
   StageThread(
       StagePipeline pipeline,
@@ -41,7 +45,13 @@ final class StageThread extends Thread {
   }
 
   void offer(Batch<?> b) {
+    work.incrementAndGet();
     queue.add(b);
+  }
+
+  /** Whether a batch is queued here or running (counted until it is passed on). */
+  boolean busy() {
+    return work.get() > 0;
   }
 
   /** Tells the thread to end: it abandons its batches from now on, and is interrupted. */
@@ -107,6 +117,7 @@ final class StageThread extends Thread {
     for (Batch<?> b = queue.poll(); b != null; b = queue.poll()) {
       if (b != STOP) {
         b.abandon(closedCause());
+        work.decrementAndGet();
       }
     }
   }
@@ -144,40 +155,100 @@ final class StageThread extends Thread {
         drain();
         return;
       }
-      if (stopping) {
-        b.abandon(closedCause());
-        continue;
+      try {
+        runStage(b);
+      } finally {
+        work.decrementAndGet();
       }
-      if (!b.lane().isLive()) {
-        b.abandon(null);
-        continue;
-      }
-      runStage(b);
     }
   }
 
+  /**
+   * Runs the stage on {@code b} and hands it on, or drops it when its task or the pipeline ended.
+   */
   private void runStage(Batch<?> b) {
+    if (stopping) {
+      b.abandon(closedCause());
+      return;
+    }
+    if (!b.lane().isLive()) {
+      b.abandon(null);
+      return;
+    }
     PipelineMetrics metrics = pipeline.metrics();
     StageListener l = pipeline.listener();
     long start = metrics.stageStarted();
     StagePipeline.started(l, stage, b.lane().tag(), b.index(), b.bytes(), start);
     running = b;
     TaskTag before = BatchTracker.enter(b.lane().tag());
-    boolean ok = b.runStage(stage);
+    Batch.Outcome outcome = b.runStage(stage);
     BatchTracker.leave(before);
     running = null;
     long end = metrics.stageEnded();
+    boolean ok = outcome == Batch.Outcome.DONE;
     StagePipeline.ended(l, stage, b.lane().tag(), b.index(), b.bytes(), start, end, ok);
     long took = end - start;
     metrics.addBusy(stage, took);
     b.lane().addBusy(stage, took);
-    if (!ok) {
+    switch (outcome) {
+      case FAILED -> metrics.batchFailed();
+      case OUT_OF_MEMORY -> outOfMemory(b);
+      default -> {
+        if (stopping) {
+          // The next thread may have ended: the batch goes no further, and is freed here.
+          b.abandon(closedCause());
+        } else {
+          next.accept(b);
+        }
+      }
+    }
+  }
+
+  /**
+   * A device allocation of {@code b}'s stage failed: the first time, runs the stage again once the
+   * batches ahead are done; the second, splits the batch and runs its parts in order (each under
+   * the same rule); a batch that cannot be split fails its task with one line.
+   */
+  private void outOfMemory(Batch<?> b) {
+    PipelineMetrics metrics = pipeline.metrics();
+    String task = b.lane().taskName();
+    if (b.retry()) {
+      LOG.info(
+          "{}: batch {} ran out of device memory in {} ({}); running it again once the batches"
+              + " ahead are done",
+          task,
+          b.name(),
+          stage.label(),
+          b.outOfMemory());
+      metrics.batchRetried();
+      if (pipeline.drainAfter(stage, b)) {
+        runStage(b);
+      } else {
+        b.abandon(stopping ? closedCause() : null);
+      }
+      return;
+    }
+    List<? extends Batch<?>> parts;
+    TaskTag before = BatchTracker.enter(b.lane().tag());
+    try {
+      parts = b.split(stage);
+    } finally {
+      BatchTracker.leave(before);
+    }
+    if (parts.isEmpty()) {
+      b.failOutOfMemory(stage, pipeline.outOfMemoryLine(b, stage));
       metrics.batchFailed();
-    } else if (stopping) {
-      // The next thread may have ended: the batch goes no further, and is freed here.
-      b.abandon(closedCause());
-    } else {
-      next.accept(b);
+      return;
+    }
+    LOG.info(
+        "{}: batch {} ran out of device memory in {} again; split into {} parts",
+        task,
+        b.name(),
+        stage.label(),
+        parts.size());
+    metrics.batchSplit();
+    for (Batch<?> p : parts) {
+      runStage(p);
     }
   }
 }

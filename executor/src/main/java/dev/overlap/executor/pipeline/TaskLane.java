@@ -2,16 +2,17 @@ package dev.overlap.executor.pipeline;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
  * One task's way into the executor-wide {@link StagePipeline}. The task {@link #submit submits}
- * packed host batches and {@link #next takes} results back in submission order.
+ * packed host batches and {@link #next takes} results back in submission order; a batch the
+ * pipeline split after running out of device memory gives one result per part, in row order.
  *
  * <p>Threading: a lane belongs to one task; {@link #submit}, {@link #next} and {@link #close} are
  * called from that task's thread, except that {@code close} may also come from Spark's task
@@ -32,14 +33,14 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final String taskName;
   private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
-  private final Deque<Batch<R>> pending = new ArrayDeque<>();
+  // Results not yet taken, oldest first; a split batch's slot gives way to its parts'. Guarded by
+  // this.
+  private final Deque<ResultSlot<R>> pending = new ArrayDeque<>();
   private final AtomicLong submitted = new AtomicLong();
-  private final java.util.concurrent.atomic.AtomicLongArray busyNanos =
-      new java.util.concurrent.atomic.AtomicLongArray(Stage.values().length);
+  private final AtomicLongArray busyNanos = new AtomicLongArray(Stage.values().length);
   private volatile boolean closed;
   private volatile Throwable failure;
-  // Batches submitted and not yet released (delivered, failed or dropped); guarded by this.
-  private int inPipeline;
+  private final InPipeline inPipeline = new InPipeline();
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
       StagePipeline pipeline, TaskTag tag, BatchStages<H, D, O, R> stages, int maxAhead) {
@@ -58,7 +59,10 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return maxAhead;
   }
 
-  /** Batches submitted and not yet taken with {@link #next}. */
+  /**
+   * Results not yet taken with {@link #next}: one per batch submitted, and one more per part of a
+   * batch split after running out of device memory once {@code next} has reached it.
+   */
   public synchronized int pending() {
     return pending.size();
   }
@@ -92,16 +96,19 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       Batch.closeQuietly(host);
       throw e;
     }
-    Batch<R> b = new Batch<>(this, submitted.getAndIncrement(), deviceBytes, flows.apply(host));
+    long index = submitted.getAndIncrement();
+    ResultSlot<R> slot = new ResultSlot<>(index);
+    Batch<R> b = new Batch<>(this, index, deviceBytes, slot, flows.apply(host));
     synchronized (this) {
-      pending.add(b);
-      inPipeline++;
+      pending.add(slot);
     }
+    inPipeline.add(1);
     pipeline.submit(b);
   }
 
   /**
-   * Waits for the oldest submitted batch and returns its result; the caller owns it.
+   * Waits for the oldest result not yet taken and returns it; the caller owns it. A batch split
+   * after running out of device memory hands back its parts' results, in order, one per call.
    *
    * @throws java.util.NoSuchElementException when nothing is pending
    * @throws PipelineTaskException when that batch failed in a stage
@@ -115,47 +122,39 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * turns true (checked every {@link Waits#POLL_MILLIS} ms).
    */
   public R next(BooleanSupplier cancelled) throws InterruptedException {
-    Batch<R> head;
-    synchronized (this) {
-      if (pending.isEmpty()) {
-        throw new java.util.NoSuchElementException(taskName + ": no batch pending");
-      }
-      head = pending.peek();
-    }
-    R value;
-    try {
-      value = await(head, cancelled);
-    } catch (ExecutionException e) {
-      close();
-      Throwable cause = e.getCause();
-      if (cause instanceof PipelineTaskException pte) {
-        throw pte;
-      }
-      throw new PipelineTaskException(
-          taskName + ": batch " + head.index() + " failed: " + cause, cause);
-    }
-    synchronized (this) {
-      if (closed) {
-        // close() (from another thread) took the pending results, this one included, and closed
-        // it: it is not the caller's to use.
-        throw new PipelineTaskException(taskName + ": the task ended", null);
-      }
-      pending.poll();
-    }
-    return value;
-  }
-
-  private R await(Batch<R> head, BooleanSupplier cancelled)
-      throws InterruptedException, ExecutionException {
     while (true) {
-      if (cancelled.getAsBoolean()) {
-        throw new InterruptedException(
-            taskName + ": cancelled while waiting for the result of batch " + head.index());
+      ResultSlot<R> head;
+      synchronized (this) {
+        if (pending.isEmpty()) {
+          throw new java.util.NoSuchElementException(taskName + ": no batch pending");
+        }
+        head = pending.peek();
       }
+      List<ResultSlot<R>> parts;
       try {
-        return head.result().get(Waits.POLL_MILLIS, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        // check again
+        parts = head.await(cancelled, taskName);
+      } catch (ExecutionException e) {
+        close();
+        Throwable cause = e.getCause();
+        if (cause instanceof PipelineTaskException pte) {
+          throw pte;
+        }
+        throw new PipelineTaskException(
+            taskName + ": batch " + head.index() + " failed: " + cause, cause);
+      }
+      synchronized (this) {
+        if (closed) {
+          // close() (from another thread) took the pending results, this one included, and closed
+          // it: it is not the caller's to use.
+          throw new PipelineTaskException(taskName + ": the task ended", null);
+        }
+        pending.poll();
+        if (parts == null) {
+          return head.take();
+        }
+        for (int i = parts.size() - 1; i >= 0; i--) {
+          pending.addFirst(parts.get(i));
+        }
       }
     }
   }
@@ -163,7 +162,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   /** Drops every batch still in the pipeline and closes every result not yet taken. Idempotent. */
   @Override
   public void close() {
-    Deque<Batch<R>> drop;
+    Deque<ResultSlot<R>> drop;
     synchronized (this) {
       if (closed) {
         return;
@@ -172,14 +171,10 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       drop = new ArrayDeque<>(pending);
       pending.clear();
     }
+    // Results delivered before `closed` was set are closed here; later ones by accept(). A thread
+    // still waiting for one (close may come from another thread) stops waiting.
     IllegalStateException ended = new IllegalStateException(taskName + ": the task ended");
-    for (Batch<R> b : drop) {
-      // Results delivered before `closed` was set are closed here; later ones by accept(). A
-      // thread still waiting for one (close may come from another thread) stops waiting.
-      if (!b.result().completeExceptionally(ended) && !b.result().isCompletedExceptionally()) {
-        Batch.closeQuietly(b.result().join());
-      }
-    }
+    drop.forEach(s -> s.drop(ended));
   }
 
   /**
@@ -189,16 +184,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    *
    * @return false when {@code millis} passed first
    */
-  public synchronized boolean awaitLeft(long millis) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    while (inPipeline > 0) {
-      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      if (left <= 0) {
-        return false;
-      }
-      wait(left);
-    }
-    return true;
+  public boolean awaitLeft(long millis) throws InterruptedException {
+    return inPipeline.await(millis);
   }
 
   /**
@@ -209,28 +196,22 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * @return false when {@code millis} passed first
    */
   public boolean awaitLeftThroughInterrupt(long millis) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    boolean interrupted = Thread.interrupted();
-    try {
-      while (true) {
-        try {
-          return awaitLeft(
-              Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    return inPipeline.awaitThroughInterrupt(millis);
   }
 
-  synchronized void released() {
-    if (--inPipeline == 0) {
-      notifyAll();
-    }
+  void released() {
+    inPipeline.left();
+  }
+
+  /**
+   * A batch of this lane was split into {@code parts}, which take its slot's place; they count as
+   * in the pipeline (the batch itself then leaves it).
+   *
+   * @return false when the lane is closed: the parts are to be dropped
+   */
+  synchronized boolean split(ResultSlot<R> slot, List<ResultSlot<R>> parts) {
+    inPipeline.add(parts.size());
+    return !closed && slot.split(parts);
   }
 
   /** Nanoseconds the pipeline's threads spent in {@code stage} on this lane's batches. */
@@ -264,9 +245,10 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   void failed(Batch<?> b, Stage stage, Throwable t) {
     synchronized (this) {
       if (failure == null) {
+        String why = t instanceof OutOfDeviceMemoryException ? t.getMessage() : t.toString();
         failure =
             new PipelineTaskException(
-                taskName + ": batch " + b.index() + " failed in " + stage.label() + ": " + t, t);
+                taskName + ": batch " + b.name() + " failed in " + stage.label() + ": " + why, t);
       }
     }
   }
@@ -281,11 +263,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   /**
    * @return false when the lane is closed and the caller must close {@code result} itself
    */
-  synchronized boolean accept(Batch<R> b, R result) {
+  synchronized boolean accept(ResultSlot<R> slot, R result) {
     if (closed) {
       return false;
     }
-    b.result().complete(result);
+    slot.complete(result);
     return true;
   }
 

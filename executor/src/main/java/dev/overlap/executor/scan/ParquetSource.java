@@ -151,6 +151,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
       ByteRange[] ranges = reader.allColumnChunksByteRanges(groups);
       long[] starts = new long[ranges.length];
       long[] lengths = new long[ranges.length];
+      long[] offsets = new long[ranges.length];
       long expected = 0;
       for (int g : groups) {
         expected += plan.compressedBytes(g);
@@ -171,6 +172,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           for (int k = i; k < j; k++) {
             starts[k] = at + total;
             lengths[k] = ranges[k].size();
+            offsets[k] = ranges[k].offset();
             total += ranges[k].size();
           }
           i = j;
@@ -186,12 +188,20 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
                 + ", the footer says "
                 + expected);
       }
-      long rows = 0;
-      for (int g : groups) {
-        rows += plan.rows(g);
+      long[] groupRows = new long[groups.length];
+      for (int i = 0; i < groups.length; i++) {
+        groupRows[i] = plan.rows(groups[i]);
       }
       return new ChunkBatch.Piece(
-          reader, groups, starts, lengths, rows, plan.columns(), plan.split().fileName());
+          reader,
+          groups,
+          groupRows,
+          starts,
+          lengths,
+          offsets,
+          java.util.Arrays.stream(groupRows).sum(),
+          plan.columns(),
+          plan.split().fileName());
     } catch (IOException | RuntimeException | Error e) {
       reader.close();
       throw e;

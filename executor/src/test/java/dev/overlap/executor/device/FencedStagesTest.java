@@ -55,6 +55,59 @@ class FencedStagesTest {
       calls.add("download");
       return new Value("result");
     }
+
+    @Override
+    public String outOfMemory(dev.overlap.executor.pipeline.Stage stage, Throwable failure) {
+      return "kernel asked for 8 bytes in " + stage;
+    }
+
+    @Override
+    public List<Value> splitHost(Value host) {
+      return List.of(new Value(host.name + "/1"), new Value(host.name + "/2"));
+    }
+
+    @Override
+    public List<Value> splitDevice(Value device) {
+      return List.of(new Value(device.name + "/1"), new Value(device.name + "/2"));
+    }
+
+    @Override
+    public long outputBytes(Value output) {
+      return 42;
+    }
+
+    @Override
+    public long freeDeviceBytes() {
+      return 7;
+    }
+  }
+
+  /**
+   * The pipeline's out-of-memory handling reaches the wrapped stages: without it a device
+   * allocation that failed is an ordinary failure (no retry, no split) and a kernel's output is not
+   * counted in the budget.
+   */
+  @Test
+  void outOfMemoryHandlingAndAccountingReachTheWrappedStages() throws Exception {
+    FencedStages<Value, Value, Value, Value> s = FencedStages.of(new Recording(), health);
+    RuntimeException oom = new RuntimeException("out_of_memory");
+    assertEquals(
+        "kernel asked for 8 bytes in COMPUTE",
+        s.outOfMemory(dev.overlap.executor.pipeline.Stage.COMPUTE, oom));
+    assertEquals(2, s.splitHost(new Value("host")).size());
+    try (FencedStages.OnDevice<Value> device = s.upload(new Value("host"))) {
+      List<FencedStages.OnDevice<Value>> parts = s.splitDevice(device);
+      assertEquals(2, parts.size());
+      for (FencedStages.OnDevice<Value> p : parts) {
+        p.close();
+      }
+      assertTrue(
+          calls.contains("close device/1") && calls.contains("close device/2"), calls.toString());
+      try (FencedStages.OnDevice<Value> out = s.compute(device)) {
+        assertEquals(42, s.outputBytes(out));
+      }
+    }
+    assertEquals(7, s.freeDeviceBytes());
   }
 
   @Test

@@ -87,6 +87,79 @@ class HostBatchWriterTest {
     }
   }
 
+  /** Rows {@code [from, to)} of TestData, packed into one batch. */
+  private HostBatch packed(int from, int to, List<Object[]> expected) {
+    BatchLayout layout = new BatchLayout(types(), 1 << 20, 1000, 32);
+    HostBatchWriter w = new HostBatchWriter(ALL_TYPES, layout);
+    w.begin(buffer(layout.totalBytes), released::incrementAndGet);
+    for (int i = from; i < to; i++) {
+      Object[] v = TestData.internalValues(i);
+      assertTrue(w.append(new GenericInternalRow(v)));
+      expected.add(v);
+    }
+    return w.finish();
+  }
+
+  /** Cuts {@code b} in halves down to {@code depth} and collects the parts in row order. */
+  private static void cut(HostBatch b, int depth, List<HostBatch> parts) {
+    List<HostBatch> halves = depth == 0 ? List.of() : b.halves();
+    if (halves.isEmpty()) {
+      parts.add(b.retain());
+    } else {
+      assertEquals(b.rows(), halves.get(0).rows() + halves.get(1).rows());
+      assertEquals(0, halves.get(0).rows() % 8, "a part's mask starts on a byte");
+      halves.forEach(h -> cut(h, depth - 1, parts));
+      halves.forEach(HostBatch::close);
+    }
+  }
+
+  @Test
+  void aBatchCutIntoPartsReadsBackEveryRowInOrderAndGivesItsBufferBackOnce() {
+    List<Object[]> expected = new ArrayList<>();
+    List<HostBatch> parts = new ArrayList<>();
+    try (HostBatch whole = packed(0, 301, expected)) {
+      cut(whole, 4, parts);
+    }
+    assertEquals(16, parts.size());
+    assertEquals(0, released.get(), "the parts hold the staging buffer");
+    List<Object[]> read = new ArrayList<>();
+    long nullsOfB = 0;
+    for (HostBatch p : parts) {
+      List<Object[]> rows = readBack(p);
+      for (int c = 0; c < ALL_TYPES.fields().length; c++) {
+        int col = c;
+        assertEquals(rows.stream().filter(v -> v[col] == null).count(), p.nullCount(c));
+      }
+      read.addAll(rows);
+      nullsOfB += p.nullCount(TestData.col("b"));
+      assertTrue(p.deviceBytes() > 0 && p.copyBytes() > 0);
+    }
+    assertRowsEqual(expected, read);
+    int b = TestData.col("b");
+    assertEquals(
+        expected.stream().filter(v -> v[b] == null).count(),
+        nullsOfB,
+        "null counts of the parts add up");
+    for (HostBatch p : parts) {
+      assertEquals(0, released.get());
+      p.close();
+    }
+    assertEquals(1, released.get());
+  }
+
+  @Test
+  void aBatchOfEightRowsCannotBeCut() {
+    try (HostBatch b = packed(0, 8, new ArrayList<>())) {
+      assertEquals(List.of(), b.halves());
+    }
+    try (HostBatch b = packed(0, 9, new ArrayList<>())) {
+      List<HostBatch> h = b.halves();
+      assertEquals(List.of(8, 1), h.stream().map(HostBatch::rows).toList());
+      h.forEach(HostBatch::close);
+    }
+    assertEquals(2, released.get());
+  }
+
   @Test
   void rowsOfEveryTypeWithNullsRoundTrip() {
     rowsRoundTrip(false);

@@ -8,6 +8,7 @@ import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.DeviceBudget;
+import dev.overlap.executor.pipeline.OutOfDeviceMemoryException;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.PipelineTaskException;
 import dev.overlap.executor.pipeline.ResultBatch;
@@ -34,8 +35,10 @@ import org.junit.jupiter.api.Test;
  * A soak of the real task path ({@link TaskDriver} over one {@link StagePipeline}, a {@link
  * DeviceBudget} and a {@link BoundedPool} of staging buffers) with plain Java stages: 1000 tasks on
  * eight task threads, of which a seeded tenth fail at a random stage, are killed midway, or hit an
- * injected allocation failure. Every other task's rows must be exact; at the end nothing may be
- * held (budget, staging buffers, values, tracked batches), and every killed task's thread must have
+ * injected device allocation failure in upload or compute: once (the retry after the drain
+ * succeeds), until the batch is split small enough, or whatever its size (the task fails with the
+ * one line). Every other task's rows must be exact and in order; at the end nothing may be held
+ * (budget, staging buffers, values, tracked batches), and every killed task's thread must have
  * stopped waiting soon after the kill.
  */
 class PipelineSoakTest {
@@ -51,13 +54,26 @@ class PipelineSoakTest {
     NORMAL,
     FAILS,
     KILLED,
-    OUT_OF_MEMORY
+    /** The first allocation of one batch's stage fails; the retry succeeds. */
+    OOM_ONCE,
+    /** One batch's stage fits a third of its rows: it is split until its parts fit. */
+    OOM_SPLIT,
+    /** One batch's stage fits no row: the task fails. */
+    OOM_NEVER;
+
+    boolean outOfMemory() {
+      return this == OOM_ONCE || this == OOM_SPLIT || this == OOM_NEVER;
+    }
+
+    boolean readsEveryRow() {
+      return this == NORMAL || this == OOM_ONCE || this == OOM_SPLIT;
+    }
   }
 
   /**
    * One task's script: its input, and where it goes wrong.
    *
-   * @param stage where a FAILS or OUT_OF_MEMORY task's fault is injected
+   * @param stage where a FAILS or OOM task's fault is injected
    * @param at the batch it is injected in
    * @param killAfterMillis when a KILLED task is killed, from its start
    * @param interrupt whether the kill also interrupts the task's thread (Spark's interruptOnCancel)
@@ -88,7 +104,7 @@ class PipelineSoakTest {
     }
 
     boolean faultAt(Stage s, int batch) {
-      return (fate == Fate.FAILS || fate == Fate.OUT_OF_MEMORY) && stage == s && at == batch;
+      return (fate == Fate.FAILS || fate.outOfMemory()) && stage == s && at == batch;
     }
   }
 
@@ -101,10 +117,10 @@ class PipelineSoakTest {
       int rows = 1 + r.nextInt(40);
       Fate fate = Fate.NORMAL;
       if (r.nextInt(10) == 0) {
-        fate = Fate.values()[1 + r.nextInt(3)];
+        fate = Fate.values()[1 + r.nextInt(Fate.values().length - 1)];
       }
       Stage stage =
-          fate == Fate.OUT_OF_MEMORY
+          fate.outOfMemory()
               ? memoryStages[r.nextInt(memoryStages.length)]
               : faultStages[r.nextInt(faultStages.length)];
       plans.add(
@@ -151,13 +167,27 @@ class PipelineSoakTest {
     }
   }
 
-  /** A filled batch: gives its staging buffer back when closed. */
+  /** A filled batch, or a part of one: gives its staging buffer back when closed. */
   final class Filled extends Held implements PackedBatch {
     private final Runnable release;
 
     Filled(Plan plan, int batch, long[] values, Runnable release) {
       super(plan, batch, values);
       this.release = release;
+    }
+
+    /** Cut in two; each part holds a reference to this batch, which the caller still closes. */
+    List<Filled> halves() {
+      if (values.length < 2) {
+        return List.of();
+      }
+      int half = values.length / 2;
+      List<Filled> parts = new ArrayList<>();
+      for (long[] v : split(values, half)) {
+        Filled whole = retain();
+        parts.add(new Filled(plan, batch, v, whole::close));
+      }
+      return parts;
     }
 
     @Override
@@ -175,11 +205,29 @@ class PipelineSoakTest {
       return 8L + values.length;
     }
 
+    private int refs = 1;
+
+    synchronized Filled retain() {
+      refs++;
+      return this;
+    }
+
     @Override
-    public synchronized void close() {
+    public void close() {
+      synchronized (this) {
+        if (--refs > 0) {
+          return;
+        }
+      }
       super.close();
       release.run();
     }
+  }
+
+  static long[][] split(long[] v, int at) {
+    return new long[][] {
+      java.util.Arrays.copyOfRange(v, 0, at), java.util.Arrays.copyOfRange(v, at, v.length)
+    };
   }
 
   /** A batch's rows back on the host. */
@@ -234,9 +282,13 @@ class PipelineSoakTest {
         "Could not allocate native memory: injected in " + s + " of task " + p.id());
   }
 
-  /** The stages of one task: values carried through, the kernel applied in compute. */
+  /**
+   * The stages of one task: values carried through, the kernel applied in compute; an allocation
+   * failure is recognized as cuDF reports one, and both batches split in halves.
+   */
   class Stages implements BatchStages<Filled, Held, Held, Rows> {
     private final Plan plan;
+    private final AtomicBoolean failedOnce = new AtomicBoolean();
 
     Stages(Plan plan) {
       this.plan = plan;
@@ -244,10 +296,21 @@ class PipelineSoakTest {
 
     private void inject(Stage s, Held in) throws InterruptedException {
       if (plan.faultAt(s, in.batch)) {
-        if (plan.fate() == Fate.OUT_OF_MEMORY) {
-          throw injectedOom(plan, s);
+        switch (plan.fate()) {
+          case OOM_ONCE -> {
+            if (failedOnce.compareAndSet(false, true)) {
+              throw injectedOom(plan, s);
+            }
+          }
+          case OOM_SPLIT -> {
+            if (in.values.length > Math.max(1, plan.rowsPerBatch() / 3)) {
+              throw injectedOom(plan, s);
+            }
+          }
+          case OOM_NEVER -> throw injectedOom(plan, s);
+          default ->
+              throw new IllegalStateException("task " + plan.id() + ": injected failure in " + s);
         }
-        throw new IllegalStateException("task " + plan.id() + ": injected failure in " + s);
       }
       if (plan.fate() == Fate.KILLED && s == Stage.COMPUTE && in.batch == 1) {
         // A slow kernel, as CUDA runs one: the interrupt does not end it.
@@ -273,6 +336,35 @@ class PipelineSoakTest {
     public Rows download(Held in) throws InterruptedException {
       inject(Stage.DOWNLOAD, in);
       return new Rows(plan, in.batch, in.values.clone());
+    }
+
+    @Override
+    public String outOfMemory(Stage stage, Throwable t) {
+      return t instanceof OutOfMemoryError && t.getMessage().startsWith("Could not allocate")
+          ? "kernel soak asked for " + t.getMessage().length() + " bytes in " + stage.label()
+          : null;
+    }
+
+    @Override
+    public List<Filled> splitHost(Filled host) {
+      return host.halves();
+    }
+
+    @Override
+    public List<Held> splitDevice(Held device) {
+      if (device.values.length < 2) {
+        return List.of();
+      }
+      List<Held> parts = new ArrayList<>();
+      for (long[] v : split(device.values, device.values.length / 2)) {
+        parts.add(new Held(plan, device.batch, v));
+      }
+      return parts;
+    }
+
+    @Override
+    public long outputBytes(Held output) {
+      return output.values.length;
     }
   }
 
@@ -405,11 +497,12 @@ class PipelineSoakTest {
         ended[o.plan().fate().ordinal()]++;
         slowestKill = Math.max(slowestKill, o.killToEndNanos());
       }
-      assertTrue(
-          ended[Fate.FAILS.ordinal()] > 10
-              && ended[Fate.KILLED.ordinal()] > 10
-              && ended[Fate.OUT_OF_MEMORY.ordinal()] > 10,
-          "too few faults: " + java.util.Arrays.toString(ended));
+      for (Fate f : Fate.values()) {
+        assertTrue(
+            ended[f.ordinal()] >= 5, "too few " + f + ": " + java.util.Arrays.toString(ended));
+      }
+      assertTrue(pipeline.metrics().outOfMemoryRetries() > 0, "no stage ran again");
+      assertTrue(pipeline.metrics().outOfMemorySplits() > 0, "no batch was split");
       assertTrue(
           slowestKill < KILL_BOUND_NANOS,
           "a killed task returned "
@@ -438,14 +531,20 @@ class PipelineSoakTest {
     List<Long> expected = p.expected();
     String who = "task " + p.id() + " " + p;
     if (o.failure() == null) {
-      assertTrue(p.fate() == Fate.NORMAL || p.fate() == Fate.KILLED, who + " did not fail");
+      assertTrue(p.fate().readsEveryRow() || p.fate() == Fate.KILLED, who + " did not fail");
       assertEquals(expected, o.rows(), who);
       return;
     }
     assertEquals(expected.subList(0, o.rows().size()), o.rows(), who + ": rows before the failure");
     Throwable f = o.failure();
+    // As Spark's executor looks (spark.executor.killOnFatalError.depth = 5): a fatal error in a
+    // failed task's cause chain would end the executor and every task on it.
+    Throwable c = f;
+    for (int depth = 0; depth < 5 && c != null; depth++, c = c.getCause()) {
+      assertTrue(!(c instanceof VirtualMachineError), who + ": the executor would exit on " + f);
+    }
     switch (p.fate()) {
-      case NORMAL -> throw new AssertionError(who + " failed", f);
+      case NORMAL, OOM_ONCE, OOM_SPLIT -> throw new AssertionError(who + " failed", f);
       case KILLED ->
           assertTrue(
               f instanceof TaskKilled
@@ -461,9 +560,11 @@ class PipelineSoakTest {
           assertTrue(f.getMessage().contains(p.stage().label()), who + ": " + f);
         }
       }
-      case OUT_OF_MEMORY -> {
+      case OOM_NEVER -> {
         assertTrue(f instanceof PipelineTaskException, who + ": " + f);
-        assertTrue(f.getCause() instanceof OutOfMemoryError, who + ": " + f);
+        assertTrue(f.getCause() instanceof OutOfDeviceMemoryException, who + ": " + f);
+        assertTrue(f.getCause().getSuppressed()[0] instanceof OutOfMemoryError, who + ": " + f);
+        assertTrue(f.getMessage().contains("which cannot be split further"), who + ": " + f);
       }
     }
   }
