@@ -4,6 +4,7 @@ import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.DeviceMemoryBuffer;
+import ai.rapids.cudf.HybridScanReader;
 import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.pipeline.BatchStages;
@@ -104,7 +105,14 @@ public final class ParquetStages
             slices[i] = chunks.chunks().slice(p.at()[i], p.lengths()[i]);
             views.add(slices[i]);
           }
-          try (Table decoded = p.reader().materializeAllColumns(p.rowGroups(), slices)) {
+          // A cuDF reader decodes its row groups once: materializing them again with it (a
+          // retry after running out of device memory, the parts of a split batch) was seen to
+          // end in an illegal memory access on the H200. A decode that runs again takes a reader
+          // of its own, built from the same footer.
+          boolean again = p.decoded().getAndSet(true);
+          try (HybridScanReader fresh = again ? p.freshReader().get() : null;
+              Table decoded =
+                  (again ? fresh : p.reader()).materializeAllColumns(p.rowGroups(), slices)) {
             parts.add(arrange(decoded, p.columns(), p.rows(), p.file()));
           }
         } finally {

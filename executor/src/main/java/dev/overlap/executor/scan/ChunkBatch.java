@@ -8,7 +8,9 @@ import dev.overlap.executor.pipeline.PackedBatch;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * One batch of Parquet input for the GPU to decode: the compressed column chunks of some row groups
@@ -34,6 +36,11 @@ public final class ChunkBatch implements PackedBatch {
    * @param rows rows in those row groups
    * @param columns how the decoded columns answer the kernel's input
    * @param file the file's name, for messages
+   * @param freshReader builds another reader like {@code reader}: a reader decodes its row groups
+   *     once, and a decode that runs again (after running out of device memory, or for part of a
+   *     split batch) takes a reader of its own
+   * @param decoded whether {@code reader} has decoded already; shared by the pieces cut from this
+   *     one, which use the same reader
    */
   public record Piece(
       HybridScanReader reader,
@@ -44,7 +51,9 @@ public final class ChunkBatch implements PackedBatch {
       long[] fileOffsets,
       long rows,
       FileColumns columns,
-      String file) {
+      String file,
+      Supplier<HybridScanReader> freshReader,
+      AtomicBoolean decoded) {
 
     /** The same chunks, {@code by} bytes earlier in their buffer. */
     Piece moved(long by) {
@@ -52,7 +61,18 @@ public final class ChunkBatch implements PackedBatch {
       for (int i = 0; i < a.length; i++) {
         a[i] -= by;
       }
-      return new Piece(reader, rowGroups, groupRows, a, lengths, fileOffsets, rows, columns, file);
+      return new Piece(
+          reader,
+          rowGroups,
+          groupRows,
+          a,
+          lengths,
+          fileOffsets,
+          rows,
+          columns,
+          file,
+          freshReader,
+          decoded);
     }
 
     /**
@@ -75,7 +95,18 @@ public final class ChunkBatch implements PackedBatch {
         partOffsets[i] = fileOffsets[k];
       }
       long n = Arrays.stream(rowsOf).sum();
-      return new Piece(reader, groups, rowsOf, partAt, partLengths, partOffsets, n, columns, file);
+      return new Piece(
+          reader,
+          groups,
+          rowsOf,
+          partAt,
+          partLengths,
+          partOffsets,
+          n,
+          columns,
+          file,
+          freshReader,
+          decoded);
     }
 
     private int indexOf(long offset, long size) {

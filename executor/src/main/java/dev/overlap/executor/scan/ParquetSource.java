@@ -201,7 +201,9 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           offsets,
           java.util.Arrays.stream(groupRows).sum(),
           plan.columns(),
-          plan.split().fileName());
+          plan.split().fileName(),
+          () -> reader(plan),
+          new java.util.concurrent.atomic.AtomicBoolean());
     } catch (IOException | RuntimeException | Error e) {
       reader.close();
       throw e;
