@@ -213,7 +213,7 @@ public final class StagePipeline implements AutoCloseable {
     List<StageThread> after =
         stage == Stage.UPLOAD ? List.of(computer, downloader) : List.of(downloader);
     while (after.stream().anyMatch(StageThread::busy)) {
-      if (closed.get() || !b.lane().isLive()) {
+      if (closed.get() || !b.lane().isLive(b)) {
         return false;
       }
       try {

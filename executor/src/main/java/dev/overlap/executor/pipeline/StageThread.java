@@ -171,7 +171,7 @@ final class StageThread extends Thread {
       b.abandon(closedCause());
       return;
     }
-    if (!b.lane().isLive()) {
+    if (!b.lane().isLive(b)) {
       b.abandon(null);
       return;
     }

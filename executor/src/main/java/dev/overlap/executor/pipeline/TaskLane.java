@@ -40,6 +40,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final AtomicLongArray busyNanos = new AtomicLongArray(Stage.values().length);
   private volatile boolean closed;
   private volatile Throwable failure;
+  // The index of the first batch that failed; the batches from it on are dropped.
+  private volatile long failedIndex = Long.MAX_VALUE;
   private final InPipeline inPipeline = new InPipeline();
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
@@ -214,6 +216,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return !closed && slot.split(parts);
   }
 
+  /** Whether a batch of this lane failed in a stage. */
+  public boolean failed() {
+    return failure != null;
+  }
+
   /** Nanoseconds the pipeline's threads spent in {@code stage} on this lane's batches. */
   public long busyNanos(Stage stage) {
     return busyNanos.get(stage.ordinal());
@@ -238,12 +245,18 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return pipeline;
   }
 
-  boolean isLive() {
-    return !closed && failure == null;
+  /**
+   * Whether {@code b} is still to run: its task has not ended, and no batch of the lane at or
+   * before it failed. Batches ahead of a failed one still deliver their results, which the task
+   * takes before it sees the failure.
+   */
+  boolean isLive(Batch<?> b) {
+    return !closed && b.index() < failedIndex;
   }
 
   void failed(Batch<?> b, Stage stage, Throwable t) {
     synchronized (this) {
+      failedIndex = Math.min(failedIndex, b.index());
       if (failure == null) {
         String why = t instanceof OutOfDeviceMemoryException ? t.getMessage() : t.toString();
         failure =

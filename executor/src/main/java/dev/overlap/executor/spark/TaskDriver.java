@@ -181,7 +181,9 @@ public final class TaskDriver<
 
   /** Fills and submits batches until the lane is full or the input is done. */
   private void fill() throws InterruptedException {
-    while (more && !lane.full()) {
+    // Once a batch failed, nothing more is submitted; the results of the batches ahead of it are
+    // still taken, in order, before its failure ends the task.
+    while (more && !lane.full() && !lane.failed()) {
       long waitFrom = System.nanoTime();
       S buf = staging.acquire(cancelled);
       // The batch owns the buffer once filled; until then this method does. Run at most once, so

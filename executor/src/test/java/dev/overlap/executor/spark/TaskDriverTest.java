@@ -338,6 +338,62 @@ class TaskDriverTest {
   }
 
   @Test
+  void batchesQueuedAheadOfAFailedOneDeliverTheirRowsFirst() throws Exception {
+    IllegalStateException boom = new IllegalStateException("kernel failed");
+    CountDownLatch failed = new CountDownLatch(1);
+    // Another task's download holds the download thread until this task's batch 2 has failed in
+    // compute: batches 0 and 1 are then queued for download behind it.
+    Passing blocker =
+        new Passing() {
+          @Override
+          public Rows download(Res in) {
+            try {
+              assertTrue(failed.await(10, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+            return super.download(in);
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> other =
+        new TaskDriver<>(
+            pipeline,
+            new BoundedPool<>(List.of(new Buf())),
+            blocker,
+            new Numbers(1, -1),
+            "other",
+            1,
+            null);
+    Thread t = new Thread(() -> other.forEachRemaining(r -> {}));
+    t.start();
+    Passing failing =
+        new Passing() {
+          @Override
+          void beforeCompute(Res in) {
+            if (in.first == 2 * ROWS_PER_BATCH) {
+              failed.countDown();
+              throw boom;
+            }
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> d =
+        new TaskDriver<>(
+            pipeline,
+            new BoundedPool<>(List.of(new Buf(), new Buf(), new Buf())),
+            failing,
+            new Numbers(10, -1),
+            "task",
+            3,
+            reported::add);
+    List<Integer> rows = new ArrayList<>();
+    PipelineTaskException e =
+        assertThrows(PipelineTaskException.class, () -> d.forEachRemaining(rows::add));
+    t.join(10_000);
+    assertSame(boom, e.getCause());
+    assertEquals(IntStream.range(0, 2 * ROWS_PER_BATCH).boxed().toList(), rows);
+  }
+
+  @Test
   void aKilledTaskDropsWhatIsInFlightAndReportsOnce() throws Exception {
     CountDownLatch computing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
