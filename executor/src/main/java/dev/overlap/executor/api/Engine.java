@@ -22,6 +22,9 @@ public interface Engine {
   /** See {@link GpuPartitions#map(Dataset, GpuKernel, PipelineReport)}. */
   Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report);
 
+  /** See {@link GpuPartitions#write(Dataset, GpuKernel, ParquetOutput, PipelineReport)}. */
+  Written write(Dataset<Row> input, GpuKernel kernel, ParquetOutput output, PipelineReport report);
+
   /** See {@link GpuStatus#current()}. */
   GpuStatus status();
 

@@ -33,4 +33,25 @@ public final class GpuPartitions {
   public static Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
     return Engine.get().map(input, kernel, report);
   }
+
+  /**
+   * Runs {@code kernel} over {@code input} as {@link #map} does and writes its output as Parquet
+   * into {@code output}'s folder, without turning it into rows: on an executor with a GPU, cuDF
+   * encodes each batch's output on the device and only the encoded bytes come back; without one,
+   * the kernel's CPU implementation and Spark's own Parquet writer do the same job. Files go
+   * through Spark's commit protocol: the output appears whole, with {@code _SUCCESS}, or not at
+   * all. Runs at once (an action).
+   *
+   * @throws IllegalArgumentException before any work starts, as {@link #map} does, and when the
+   *     output exists and is not an empty folder
+   */
+  public static Written write(Dataset<Row> input, GpuKernel kernel, ParquetOutput output) {
+    return write(input, kernel, output, null);
+  }
+
+  /** As {@link #write(Dataset, GpuKernel, ParquetOutput)}, recording figures in {@code report}. */
+  public static Written write(
+      Dataset<Row> input, GpuKernel kernel, ParquetOutput output, PipelineReport report) {
+    return Engine.get().write(input, kernel, output, report);
+  }
 }

@@ -5,12 +5,16 @@ import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.InputPath;
+import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.CudfStages;
+import dev.overlap.executor.device.DeviceResult;
+import dev.overlap.executor.device.EncodedParquet;
 import dev.overlap.executor.device.FencedStages;
 import dev.overlap.executor.device.GpuHealth;
 import dev.overlap.executor.device.GpuRuntime;
+import dev.overlap.executor.device.ParquetEncodeStages;
 import dev.overlap.executor.device.ParquetStages;
 import dev.overlap.executor.pack.BatchLayout;
 import dev.overlap.executor.pack.BatchSource;
@@ -21,11 +25,13 @@ import dev.overlap.executor.pack.HostBatchWriter;
 import dev.overlap.executor.pack.RowSource;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.PackedBatch;
+import dev.overlap.executor.pipeline.ResultBatch;
 import dev.overlap.executor.rows.HostTable;
 import dev.overlap.executor.scan.FilePlan;
 import dev.overlap.executor.scan.NotForGpu;
 import dev.overlap.executor.scan.ParquetSource;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.EnumMap;
@@ -38,6 +44,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.datasources.OutputWriter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.TaskCompletionListener;
@@ -86,7 +93,7 @@ public final class PartitionRunner implements Serializable {
 
   public Iterator<InternalRow> runRows(Iterator<InternalRow> rows) {
     if (useGpu()) {
-      return runGpu(InputPath.ROWS, w -> new RowSource(rows, w));
+      return runGpu(InputPath.ROWS, w -> new RowSource(rows, w), ROWS);
     }
     return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, rows);
   }
@@ -94,7 +101,7 @@ public final class PartitionRunner implements Serializable {
   /** Batches of the plan {@link ColumnarPlans#columnar} found, its selected columns only. */
   public Iterator<InternalRow> runColumnar(Iterator<ColumnarBatch> batches) {
     if (useGpu()) {
-      return runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(batches, w));
+      return runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(batches, w), ROWS);
     }
     return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(batches));
   }
@@ -136,15 +143,21 @@ public final class PartitionRunner implements Serializable {
     if (!useGpu()) {
       return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(hostBatches));
     }
-    OverlapConf.ParquetDecode mode = job().get(OverlapConf.PARQUET_DECODE);
-    if (mode == OverlapConf.ParquetDecode.HOST) {
-      return runColumnar(hostBatches);
+    return gpuParquet(input, partition, hostBatches, ROWS);
+  }
+
+  /** The GPU path of a Parquet partition, its results as {@code mode} makes them. */
+  private <R extends ResultBatch<T>, T> Iterator<T> gpuParquet(
+      ParquetInput input, int partition, Iterator<ColumnarBatch> hostBatches, Results<R, T> mode) {
+    OverlapConf.ParquetDecode mode0 = job().get(OverlapConf.PARQUET_DECODE);
+    if (mode0 == OverlapConf.ParquetDecode.HOST) {
+      return runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(hostBatches, w), mode);
     }
     List<FilePlan> plans;
     try {
       plans = input.plan(partition);
     } catch (NotForGpu e) {
-      if (mode == OverlapConf.ParquetDecode.GPU) {
+      if (mode0 == OverlapConf.ParquetDecode.GPU) {
         throw new IllegalStateException(
             e.reason()
                 + ". "
@@ -157,7 +170,7 @@ public final class PartitionRunner implements Serializable {
       if (report != null) {
         report.addFallback(e.reason());
       }
-      return runColumnar(hostBatches);
+      return runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(hostBatches, w), mode);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -176,10 +189,10 @@ public final class PartitionRunner implements Serializable {
     ParquetStages stages = new ParquetStages(gpu.streams(), kernelStages(gpu, job), types);
     return drive(
         gpu,
-        stages,
+        mode.finish(stages),
         source,
         f -> {
-          record(InputPath.PARQUET, f);
+          record(InputPath.PARQUET, f, mode);
           if (report != null) {
             report.addScan(
                 new JobReport.ScanFigures(
@@ -203,8 +216,10 @@ public final class PartitionRunner implements Serializable {
    * The task's batches through the executor pipeline, keeping up to {@code
    * spark.overlap.prefetch.batchesPerTask} in flight; the result rows in order.
    */
-  private Iterator<InternalRow> runGpu(
-      InputPath path, Function<HostBatchWriter, BatchSource<HostMemoryBuffer, HostBatch>> input) {
+  private <R extends ResultBatch<T>, T> Iterator<T> runGpu(
+      InputPath path,
+      Function<HostBatchWriter, BatchSource<HostMemoryBuffer, HostBatch>> input,
+      Results<R, T> mode) {
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
     ColumnType[] types = ColumnType.forSchema(inSchema, "input of " + kernel.name());
@@ -216,17 +231,17 @@ public final class PartitionRunner implements Serializable {
             job.get(OverlapConf.STRING_BYTES_PER_ROW));
     BatchSource<HostMemoryBuffer, HostBatch> source =
         input.apply(new HostBatchWriter(inSchema, layout));
-    return drive(gpu, kernelStages(gpu, job), source, f -> record(path, f));
+    return drive(gpu, mode.finish(kernelStages(gpu, job)), source, f -> record(path, f, mode));
   }
 
-  private <H extends PackedBatch> Iterator<InternalRow> drive(
+  private <H extends PackedBatch, R extends ResultBatch<T>, T> Iterator<T> drive(
       GpuRuntime gpu,
-      BatchStages<H, ?, ?, HostTable> stages,
+      BatchStages<H, ?, ?, R> stages,
       BatchSource<HostMemoryBuffer, H> source,
       Consumer<TaskDriver.Figures> onFinish) {
     TaskContext ctx = TaskContext.get();
     GpuHealth health = gpu.health();
-    TaskDriver<HostMemoryBuffer, H, HostTable, InternalRow> driver =
+    TaskDriver<HostMemoryBuffer, H, R, T> driver =
         new TaskDriver<>(
             gpu.pipeline(),
             gpu.staging(),
@@ -245,7 +260,7 @@ public final class PartitionRunner implements Serializable {
     return FatalErrorPolicy.guard(driver, health);
   }
 
-  private void record(InputPath path, TaskDriver.Figures f) {
+  private void record(InputPath path, TaskDriver.Figures f, Results<?, ?> mode) {
     Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
     nanos.put(PipelineStage.PACK, f.packNanos());
     f.busyNanos().forEach((s, n) -> nanos.put(SparkEngine.publicStage(s), n));
@@ -253,11 +268,204 @@ public final class PartitionRunner implements Serializable {
         new JobReport.GpuTask(
             path,
             f.rowsIn(),
-            f.rowsOut(),
+            mode.rowsOut(f),
             f.batches(),
             f.bytes(),
             nanos,
             f.stagingWaitNanos(),
             f.resultWaitNanos()));
+  }
+
+  // ---- results: rows back to Spark, or Parquet files written by the task ----------------------
+
+  /** What the download stage makes of a kernel's output, and what the task takes from it. */
+  private interface Results<R extends ResultBatch<T>, T> {
+    <H extends AutoCloseable, D extends AutoCloseable> BatchStages<H, D, DeviceResult, R> finish(
+        BatchStages<H, D, DeviceResult, HostTable> stages);
+
+    /** The task's output rows, for the report. */
+    long rowsOut(TaskDriver.Figures f);
+  }
+
+  /** The output's rows, copied back column by column and handed to Spark. */
+  private static final Results<HostTable, InternalRow> ROWS =
+      new Results<>() {
+        @Override
+        public <H extends AutoCloseable, D extends AutoCloseable>
+            BatchStages<H, D, DeviceResult, HostTable> finish(
+                BatchStages<H, D, DeviceResult, HostTable> stages) {
+          return stages;
+        }
+
+        @Override
+        public long rowsOut(TaskDriver.Figures f) {
+          return f.rowsOut();
+        }
+      };
+
+  /** The output encoded as Parquet on the device ({@link ParquetEncodeStages}), for one task. */
+  private final class Encode implements Results<EncodedParquet, EncodedParquet> {
+    private final ParquetOutput output;
+    private ParquetEncodeStages<?, ?> stages;
+    private long rows;
+
+    Encode(ParquetOutput output) {
+      this.output = output;
+    }
+
+    @Override
+    public <H extends AutoCloseable, D extends AutoCloseable>
+        BatchStages<H, D, DeviceResult, EncodedParquet> finish(
+            BatchStages<H, D, DeviceResult, HostTable> inner) {
+      ParquetEncodeStages<H, D> e =
+          new ParquetEncodeStages<>(inner, outSchema, output, kernel.name());
+      stages = e;
+      return e;
+    }
+
+    @Override
+    public long rowsOut(TaskDriver.Figures f) {
+      return rows;
+    }
+
+    /**
+     * Writes the task's encoded results into files of its attempt, in order, then the end of its
+     * last file; each file is closed once complete. The encoding stages are closed at the end,
+     * whatever happened.
+     */
+    long writeTo(Iterator<EncodedParquet> results, TaskFiles files) throws IOException {
+      byte[] scratch = new byte[1 << 20];
+      OutputStream out = null;
+      try {
+        while (results.hasNext()) {
+          EncodedParquet e = results.next();
+          rows += e.rowCount();
+          out = append(e, out, files, scratch);
+        }
+        if (stages != null) {
+          try (EncodedParquet end = stages.finish()) {
+            if (end != null) {
+              out = append(end, out, files, scratch);
+            }
+          }
+        }
+        if (out != null) {
+          OutputStream o = out;
+          out = null;
+          o.close();
+        }
+        return rows;
+      } finally {
+        try {
+          if (out != null) {
+            out.close();
+          }
+        } finally {
+          if (stages != null) {
+            stages.close();
+          }
+        }
+      }
+    }
+
+    private OutputStream append(EncodedParquet e, OutputStream out, TaskFiles files, byte[] scratch)
+        throws IOException {
+      OutputStream o = out == null ? files.create(output.extension()) : out;
+      e.writeTo(o, scratch);
+      if (e.endsFile()) {
+        o.close();
+        return null;
+      }
+      return o;
+    }
+  }
+
+  /**
+   * What a write task did.
+   *
+   * @param gpu whether its output was encoded on the GPU
+   */
+  record Wrote(long rows, boolean gpu) {}
+
+  /** Write mode: the task's rows through the kernel, written as Parquet files of {@code files}. */
+  Wrote writeRows(Iterator<InternalRow> rows, ParquetWrite write, TaskFiles files)
+      throws IOException {
+    if (useGpu()) {
+      Encode e = new Encode(write.output());
+      return new Wrote(
+          e.writeTo(runGpu(InputPath.ROWS, w -> new RowSource(rows, w), e), files), true);
+    }
+    return cpuWrite(CpuPath.run(kernel.cpu(), inSchema, outSchema, report, rows), write, files);
+  }
+
+  /** As {@link #writeRows}, for batches of a columnar plan. */
+  Wrote writeColumnar(Iterator<ColumnarBatch> batches, ParquetWrite write, TaskFiles files)
+      throws IOException {
+    if (useGpu()) {
+      Encode e = new Encode(write.output());
+      return new Wrote(
+          e.writeTo(runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(batches, w), e), files),
+          true);
+    }
+    return cpuWrite(
+        CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(batches)),
+        write,
+        files);
+  }
+
+  /** As {@link #writeRows}, for a partition of a Parquet scan. */
+  Wrote writeParquet(
+      ParquetInput input,
+      int partition,
+      Iterator<ColumnarBatch> hostBatches,
+      ParquetWrite write,
+      TaskFiles files)
+      throws IOException {
+    if (useGpu()) {
+      Encode e = new Encode(write.output());
+      return new Wrote(e.writeTo(gpuParquet(input, partition, hostBatches, e), files), true);
+    }
+    return cpuWrite(
+        CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(hostBatches)),
+        write,
+        files);
+  }
+
+  /** Without a GPU: the CPU implementation's rows through Spark's own Parquet writer. */
+  private Wrote cpuWrite(Iterator<InternalRow> rows, ParquetWrite write, TaskFiles files)
+      throws IOException {
+    long perFile = write.output().rowsPerFile();
+    OutputWriter writer = null;
+    List<String> paths = new java.util.ArrayList<>();
+    long n = 0;
+    long inFile = 0;
+    try {
+      while (rows.hasNext()) {
+        InternalRow row = rows.next();
+        if (writer == null) {
+          String path = files.newFile(write.cpuWriter().getFileExtension(files.context()));
+          paths.add(path);
+          writer = write.cpuWriter().newInstance(path, outSchema, files.context());
+        }
+        writer.write(row);
+        n++;
+        inFile++;
+        if (perFile > 0 && inFile >= perFile) {
+          OutputWriter w = writer;
+          writer = null;
+          inFile = 0;
+          w.close();
+        }
+      }
+    } finally {
+      if (writer != null) {
+        writer.close();
+      }
+    }
+    for (String path : paths) {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
+      files.addBytes(p.getFileSystem(files.context().getConfiguration()).getFileStatus(p).getLen());
+    }
+    return new Wrote(n, false);
   }
 }

@@ -3,16 +3,21 @@ package dev.overlap.executor.spark;
 import dev.overlap.executor.api.Engine;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.api.PipelineTotals;
+import dev.overlap.executor.api.Written;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.Stage;
 import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -83,6 +88,91 @@ public final class SparkEngine implements Engine {
       result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
     }
     return ds.sparkSession().internalCreateDataFrame(result, out, false);
+  }
+
+  @Override
+  public Written write(
+      Dataset<Row> input, GpuKernel kernel, ParquetOutput output, PipelineReport report) {
+    JobReport writer = report == null ? null : jobReport(report);
+    StructType in = input.schema();
+    ColumnType.forSchema(in, "input of " + kernel.name());
+    StructType out = kernel.outputSchema(in);
+    ColumnType.forSchema(out, "output schema of " + kernel.name());
+    org.apache.spark.sql.classic.Dataset<Row> ds =
+        (org.apache.spark.sql.classic.Dataset<Row>) input;
+    OverlapConf.checkKnownKeys(
+        scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
+    PartitionRunner runner =
+        new PartitionRunner(
+            kernel,
+            in,
+            out,
+            writer,
+            OverlapConf.jobSettings(
+                k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
+    ParquetWrite write = ParquetWrite.begin(ds.sparkSession(), output, out);
+    try {
+      SparkPlan plan = ds.queryExecution().executedPlan();
+      ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
+      JavaRDD<TaskFiles.Outcome> tasks;
+      if (columnar != null) {
+        RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
+        int[] columns = columnar.columns();
+        FileSourceScanExec scan = columnar.parquetScan();
+        ParquetInput parquet =
+            scan == null ? null : ParquetInput.of(scan, columnar.names(), in, ds.sparkSession());
+        tasks =
+            batches
+                .toJavaRDD()
+                .mapPartitionsWithIndex(
+                    (i, it) ->
+                        writeTask(
+                            write,
+                            files ->
+                                parquet != null
+                                    ? runner.writeParquet(
+                                        parquet, i, ColumnarPlans.select(columns, it), write, files)
+                                    : runner.writeColumnar(
+                                        ColumnarPlans.select(columns, it), write, files)),
+                    false);
+      } else {
+        tasks =
+            ds.queryExecution()
+                .toRdd()
+                .toJavaRDD()
+                .mapPartitions(it -> writeTask(write, files -> runner.writeRows(it, write, files)));
+      }
+      return write.commit(tasks.collect());
+    } catch (RuntimeException | Error e) {
+      write.abort(e);
+      throw e;
+    }
+  }
+
+  /** One task of a write: its attempt's files committed, or aborted when it fails. */
+  private static Iterator<TaskFiles.Outcome> writeTask(ParquetWrite write, TaskBody body)
+      throws Exception {
+    TaskFiles files = write.openTask();
+    try {
+      PartitionRunner.Wrote w = body.run(files);
+      return List.of(files.commit(w.rows(), w.gpu())).iterator();
+    } catch (Exception | Error e) {
+      files.abort(e);
+      throw e;
+    }
+  }
+
+  /** What a write task runs. */
+  private interface TaskBody {
+    PartitionRunner.Wrote run(TaskFiles files) throws Exception;
+  }
+
+  private static JobReport jobReport(PipelineReport report) {
+    if (!(report instanceof JobReport r)) {
+      throw new IllegalArgumentException(
+          "a report must come from PipelineReport.create, not " + report.getClass().getName());
+    }
+    return r;
   }
 
   @Override

@@ -1,0 +1,261 @@
+package dev.overlap.executor.device;
+
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.ParquetWriterOptions;
+import ai.rapids.cudf.Table;
+import ai.rapids.cudf.TableWriter;
+import dev.overlap.executor.api.ParquetOutput;
+import dev.overlap.executor.pack.ColumnType;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.pipeline.Stage;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * One task's stages for writing a kernel's output as Parquet: upload and compute are those of the
+ * stages it wraps (packed rows or Parquet chunks, then the kernel); the download stage encodes the
+ * kernel's output with cuDF's chunked Parquet writer on the device and brings back only the encoded
+ * bytes, into pinned host buffers while the pinned pool has room ({@link EncodedParquet}). cuDF's
+ * writer encodes and copies in one call, on the download thread: a batch is encoded while the next
+ * one's kernel runs.
+ *
+ * <p>The task's current file is open in cuDF's writer between batches. A file ends when it reached
+ * {@link ParquetOutput#rowsPerFile} rows (at a batch's end), or when the task's thread calls {@link
+ * #finish} after its last result; ending a file writes its footer (rewritten by {@link
+ * ParquetFooter} when the schema has timestamps without time zone). {@link #close} (the task's end,
+ * whatever it was) drops an open file; the task's commit protocol deletes what it wrote.
+ *
+ * <p>Thread safety: {@link #download}, {@link #finish} and {@link #close} hold this object's lock,
+ * so that a task ending on its own thread never closes the writer under a running encode.
+ */
+public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCloseable>
+    implements BatchStages<H, D, DeviceResult, EncodedParquet>, AutoCloseable {
+  private final BatchStages<H, D, DeviceResult, ?> inner;
+  private final StructType schema;
+  private final ParquetWriterOptions options;
+  private final boolean[] localTimestamps;
+  private final boolean anyLocal;
+  private final long rowsPerFile;
+  private final String producer;
+  // What cuDF's writer handed back since the last result: owned here until then.
+  private final List<HostMemoryBuffer> buffers = new ArrayList<>();
+  private final List<Long> lengths = new ArrayList<>();
+  private TableWriter writer;
+  private long rowsInFile;
+  private long files;
+  private boolean closed;
+
+  /**
+   * @param producer names the kernel in messages
+   */
+  public ParquetEncodeStages(
+      BatchStages<H, D, DeviceResult, ?> inner,
+      StructType schema,
+      ParquetOutput output,
+      String producer) {
+    this.inner = inner;
+    this.schema = schema;
+    this.options = ParquetWriterSchema.options(schema, output);
+    this.localTimestamps = ParquetWriterSchema.localTimestamps(schema);
+    boolean any = false;
+    for (boolean b : localTimestamps) {
+      any |= b;
+    }
+    this.anyLocal = any;
+    this.rowsPerFile = output.rowsPerFile();
+    this.producer = producer;
+  }
+
+  @Override
+  public D upload(H host) throws Exception {
+    return inner.upload(host);
+  }
+
+  @Override
+  public DeviceResult compute(D device) throws Exception {
+    return inner.compute(device);
+  }
+
+  @Override
+  public synchronized EncodedParquet download(DeviceResult result) {
+    if (closed) {
+      throw new IllegalStateException(producer + ": the task's Parquet output is closed");
+    }
+    result.awaitComputed();
+    Table t = result.output();
+    checkTypes(t);
+    try {
+      if (writer == null) {
+        writer = Table.writeParquetChunked(options, this::take, ResultMemory.pinnedFirst());
+        rowsInFile = 0;
+        files++;
+      }
+      writer.write(t);
+      rowsInFile += t.getRowCount();
+      boolean ends = rowsPerFile > 0 && rowsInFile >= rowsPerFile;
+      byte[] tail = ends ? endFile() : null;
+      return drain(t.getRowCount(), ends, tail);
+    } catch (RuntimeException | Error e) {
+      // The file is broken: the task fails, and its commit protocol deletes what it wrote.
+      drop(e);
+      throw e;
+    }
+  }
+
+  /**
+   * Ends the task's open file, if any: the bytes that complete it (its footer). Called on the
+   * task's thread after its last result.
+   *
+   * @return null when no file is open
+   */
+  public synchronized EncodedParquet finish() {
+    if (closed) {
+      throw new IllegalStateException(producer + ": the task's Parquet output is closed");
+    }
+    if (writer == null) {
+      return null;
+    }
+    try {
+      byte[] tail = endFile();
+      return drain(0, true, tail);
+    } catch (RuntimeException | Error e) {
+      drop(e);
+      throw e;
+    }
+  }
+
+  /** Files this task began. */
+  public synchronized long files() {
+    return files;
+  }
+
+  /** Drops an open file and what was not handed on. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    drop(null);
+  }
+
+  private void drop(Throwable failure) {
+    TableWriter w = writer;
+    writer = null;
+    List<AutoCloseable> all = new ArrayList<>();
+    if (w != null) {
+      all.add(w);
+    }
+    all.addAll(buffers);
+    buffers.clear();
+    lengths.clear();
+    if (failure == null) {
+      Closing.all(all);
+    } else {
+      try {
+        Closing.all(all);
+      } catch (RuntimeException | Error e) {
+        failure.addSuppressed(e);
+      }
+    }
+  }
+
+  /** cuDF's writer hands over a buffer it filled; this object owns it from now on. */
+  private void take(HostMemoryBuffer buffer, long length) {
+    buffers.add(buffer);
+    lengths.add(length);
+  }
+
+  /**
+   * Closes cuDF's writer, which writes the file's end. Returns what it wrote then as bytes, with
+   * the footer rewritten for timestamps without time zone; null when there are none.
+   */
+  private byte[] endFile() {
+    int before = buffers.size();
+    TableWriter w = writer;
+    writer = null;
+    w.close();
+    if (!anyLocal) {
+      return null;
+    }
+    ByteArrayOutputStream end = new ByteArrayOutputStream();
+    for (int i = before; i < buffers.size(); i++) {
+      int n = Math.toIntExact(lengths.get(i));
+      byte[] b = new byte[n];
+      buffers.get(i).getBytes(b, 0, 0, n);
+      end.write(b, 0, n);
+    }
+    List<HostMemoryBuffer> written = new ArrayList<>(buffers.subList(before, buffers.size()));
+    buffers.subList(before, buffers.size()).clear();
+    lengths.subList(before, lengths.size()).clear();
+    Closing.all(written);
+    return ParquetFooter.markLocalTimestamps(end.toByteArray(), localTimestamps);
+  }
+
+  private EncodedParquet drain(long rows, boolean ends, byte[] tail) {
+    List<HostMemoryBuffer> out = new ArrayList<>(buffers);
+    long[] lens = lengths.stream().mapToLong(Long::longValue).toArray();
+    buffers.clear();
+    lengths.clear();
+    return new EncodedParquet(out, lens, tail, rows, ends);
+  }
+
+  private void checkTypes(Table t) {
+    if (t.getNumberOfColumns() != schema.fields().length) {
+      throw new IllegalArgumentException(
+          producer
+              + " returned "
+              + t.getNumberOfColumns()
+              + " columns, its declared output schema has "
+              + schema.fields().length
+              + ": "
+              + schema.simpleString());
+    }
+    for (int c = 0; c < schema.fields().length; c++) {
+      DType expected = ColumnType.dtypeOf(schema.fields()[c].dataType());
+      DType actual = t.getColumn(c).getType();
+      if (!expected.equals(actual)) {
+        throw new IllegalArgumentException(
+            producer
+                + ": output column '"
+                + schema.fields()[c].name()
+                + "' is "
+                + actual
+                + " on the GPU but declared "
+                + schema.fields()[c].dataType().simpleString()
+                + " (cuDF "
+                + expected
+                + ")");
+      }
+    }
+  }
+
+  @Override
+  public String outOfMemory(Stage stage, Throwable failure) {
+    return inner.outOfMemory(stage, failure);
+  }
+
+  @Override
+  public List<H> splitHost(H host) {
+    return inner.splitHost(host);
+  }
+
+  @Override
+  public List<D> splitDevice(D device) {
+    return inner.splitDevice(device);
+  }
+
+  @Override
+  public long outputBytes(DeviceResult output) {
+    return inner.outputBytes(output);
+  }
+
+  @Override
+  public long freeDeviceBytes() {
+    return inner.freeDeviceBytes();
+  }
+}
