@@ -4,10 +4,13 @@ import static org.apache.spark.sql.functions.col;
 
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.Written;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.AnalysisException;
@@ -283,14 +286,35 @@ public final class FeaturesJob {
           "non-finite",
           plan.nonFiniteCount() + " values in " + plan.nonFiniteColumns() + " treated as missing");
     }
-    Dataset<Row> out = features(in, plan, report);
     start = System.nanoTime();
+    if (plan.unsupported.isEmpty()) {
+      // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
+      // CPU implementation and Spark's writer on an executor without one.
+      Written w =
+          GpuPartitions.write(
+              in.select(cols(plan.inputColumns())),
+              new FeatureKernel(plan),
+              ParquetOutput.to(output),
+              report);
+      summary.phase(
+          "features",
+          System.nanoTime() - start,
+          "second pass and write: the features kernel, "
+              + (w.gpuTasks() > 0
+                  ? "its output encoded as Parquet on the GPU, only the file bytes copied back"
+                  : "its CPU implementation, Parquet written by Spark")
+              + String.format(Locale.ROOT, " (%d files, %.1f MB)", w.files(), w.bytes() / 1e6));
+      summary.add("features", report);
+      summary.rowsIn(report.rowsIn()); // the second pass reads every row once
+      return w.rows();
+    }
+    Dataset<Row> out = features(in, plan, report);
     out.write().mode("overwrite").parquet(output);
     summary.phase(
         "features",
         System.nanoTime() - start,
-        "second pass and write: the features kernel, its results back as rows, Parquet written by"
-            + " Spark");
+        "second pass and write: the features kernel, its results back as rows and joined with the"
+            + " columns passed through, Parquet written by Spark");
     summary.add("features", report);
     summary.rowsIn(report.rowsIn()); // the second pass reads every row once
     return spark.read().parquet(output).count();
