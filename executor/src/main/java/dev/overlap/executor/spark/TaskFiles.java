@@ -4,6 +4,7 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.Serializable;
+import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -75,11 +76,14 @@ final class TaskFiles {
     return context;
   }
 
-  /** The path of a new temporary file of this attempt, named as Spark names its part files. */
+  /**
+   * The path of a new temporary file of this attempt, named as Spark names its part files: {@code
+   * part-00003-<job>-c000.snappy.parquet}, the counter telling a task's files apart.
+   */
   String newFile(String extension) {
+    String suffix = String.format(Locale.ROOT, "-c%03d", files) + extension;
     files++;
-    return committer.newTaskTempFile(
-        context, scala.Option.empty(), new FileNameSpec("", extension));
+    return committer.newTaskTempFile(context, scala.Option.empty(), new FileNameSpec("", suffix));
   }
 
   /** Creates a new temporary file of this attempt; the bytes written to it are counted. */
