@@ -143,7 +143,7 @@ public final class SparkEngine implements Engine {
                 .mapPartitions(it -> writeTask(write, files -> runner.writeRows(it, write, files)));
       }
       return write.commit(tasks.collect());
-    } catch (RuntimeException | Error e) {
+    } catch (Throwable e) { // SparkException from collect is checked
       write.abort(e);
       throw e;
     }

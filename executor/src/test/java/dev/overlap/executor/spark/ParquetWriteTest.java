@@ -538,6 +538,28 @@ class ParquetWriteTest {
   }
 
   @Test
+  void aJobFailingAfterAnotherTaskCommittedLeavesNothingAndTheFolderCanBeWrittenAgain()
+      throws Exception {
+    Path out = tmp.resolve("out");
+    Dataset<Row> df = TestData.frame(spark, 400, 2);
+    // Partition 0 commits its file; partition 1 fails on every attempt.
+    Exception e =
+        assertThrows(
+            Exception.class,
+            () ->
+                GpuPartitions.write(
+                    df, new FailingKernel(1, true), ParquetOutput.to(out.toString())));
+    assertTrue(messages(e).contains("planned failure in partition 1"), messages(e));
+    quiet();
+    assertEquals(List.of(), filesUnder(out), "the committed task's file is gone too");
+    try (Stream<Path> left = Files.list(out)) {
+      assertEquals(List.of(), left.toList(), "nothing left in the output folder");
+    }
+    Written w = GpuPartitions.write(df, new AllTypesKernel(), ParquetOutput.to(out.toString()));
+    assertEquals(400, w.rows());
+  }
+
+  @Test
   void aTaskFailingOnlyOnItsFirstAttemptIsRetriedAndEachRowIsWrittenOnce() throws Exception {
     Path out = tmp.resolve("out");
     Dataset<Row> df = TestData.frame(spark, 400, 2);
