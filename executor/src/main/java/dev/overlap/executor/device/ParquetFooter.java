@@ -15,11 +15,12 @@ import org.apache.parquet.format.Util;
 
 /**
  * Rewrites the footer at the end of a Parquet file that cuDF wrote, where cuDF's Java writer cannot
- * say what Spark needs: it marks every timestamp column as adjusted to UTC, and Spark reads such a
- * column as {@code timestamp}, refusing it as {@code timestamp_ntz}. The columns that hold
- * timestamps without time zone are marked {@code TIMESTAMP(isAdjustedToUTC=false, MICROS)}, as
- * Spark's own writer marks them. Only the footer changes, and it is the last thing in the file:
- * every offset it holds (into the row groups and page indexes before it) stays right.
+ * say what Spark needs: it marks every timestamp column as adjusted to UTC, and a reader that takes
+ * the type from the Parquet schema (Spark's, without the Spark schema in the file's metadata, or
+ * another engine's) reads such a column as {@code timestamp}. The columns that hold timestamps
+ * without time zone are marked {@code TIMESTAMP(isAdjustedToUTC=false, MICROS)}, as Spark's own
+ * writer marks them. Only the footer changes, and it is the last thing in the file: every offset it
+ * holds (into the row groups and page indexes before it) stays right.
  */
 final class ParquetFooter {
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
