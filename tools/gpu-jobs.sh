@@ -42,7 +42,14 @@ mapfile -t jvm_options <conf/jvm-options.txt
 cmp() {
   # shellcheck disable=SC2153 # set by recv.sh
   java -Xmx64g "${jvm_options[@]}" -cp "$(cat jobs/target/spark-classpath.txt):$GPU_BUNDLE_APP/jobs/test-classes" \
-    dev.overlap.jobs.CompareOutputs "$@" 2>&1 | grep -E '^(EQUAL|DIFFERENT)' | tee -a "$out/summary.txt"
+    dev.overlap.jobs.CompareOutputs "$@" >"$out/compare.log" 2>&1
+  local rc=$?
+  if grep -qE '^(EQUAL|DIFFERENT)' "$out/compare.log"; then
+    grep -E '^(EQUAL|DIFFERENT)' "$out/compare.log" | tee -a "$out/summary.txt"
+  else
+    echo "compare $*: rc=$rc, no verdict; its log's last lines:" | tee -a "$out/summary.txt"
+    grep -v ' INFO ' "$out/compare.log" | tail -25 | tee -a "$out/summary.txt"
+  fi
 }
 cpu=(--conf spark.overlap.enabled=false)
 steps=("$@")
