@@ -9,6 +9,7 @@ import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.pipeline.OutOfDeviceMemoryException;
 import dev.overlap.executor.pipeline.Stage;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -102,7 +103,7 @@ public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCl
     } catch (RuntimeException | Error e) {
       // The file is broken: the task fails, and its commit protocol deletes what it wrote.
       drop(e);
-      throw e;
+      throw encodeFailure(e);
     }
   }
 
@@ -124,8 +125,36 @@ public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCl
       return drain(0, true, tail);
     } catch (RuntimeException | Error e) {
       drop(e);
-      throw e;
+      throw encodeFailure(e);
     }
+  }
+
+  /**
+   * A failed device allocation in cuDF's writer becomes one line, with cuDF's {@code
+   * OutOfMemoryError} kept as suppressed, not as cause: Spark's executor would exit on it (see
+   * {@link OutOfDeviceMemoryException}). The encode is not retried or split; anything else is
+   * thrown as it is.
+   */
+  private RuntimeException encodeFailure(Throwable e) {
+    return encodeFailure(producer, e);
+  }
+
+  static RuntimeException encodeFailure(String producer, Throwable e) {
+    String what = DeviceMemory.describe(producer + "'s Parquet encode", -1, e);
+    if (what == null) {
+      if (e instanceof Error err) {
+        throw err;
+      }
+      return (RuntimeException) e;
+    }
+    return new OutOfDeviceMemoryException(
+        "out of device memory: "
+            + what
+            + ", which is not split; device free "
+            + DeviceMemory.freeBytes()
+            + " bytes; write smaller batches (spark.overlap.batch.maxRows,"
+            + " spark.overlap.parquet.batchBytes)",
+        e);
   }
 
   /** Files this task began. */
