@@ -77,6 +77,12 @@ final class JobSummary {
       }
     }
     sb.append(String.format(Locale.ROOT, "%-14s input: %s%n", "", String.join("; ", paths)));
+    r.rapidsNotTaken()
+        .ifPresent(
+            why ->
+                sb.append(
+                    String.format(
+                        Locale.ROOT, "%-14s RAPIDS device batches not taken: %s%n", "", why)));
     List<String> why = r.parquetFallbacks();
     for (int i = 0; i < Math.min(3, why.size()); i++) {
       sb.append(String.format(Locale.ROOT, "%-14s decoded on the host: %s%n", "", why.get(i)));

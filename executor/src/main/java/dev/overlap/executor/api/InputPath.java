@@ -8,7 +8,9 @@ public enum InputPath {
   /** Spark's columnar batches (a vectorized scan's), packed with bulk copies and copied. */
   COLUMNAR("Spark columnar batches packed on the host"),
   /** Parquet column chunks, copied compressed and decoded on the GPU. */
-  PARQUET("Parquet decoded on the GPU");
+  PARQUET("Parquet decoded on the GPU"),
+  /** The RAPIDS Accelerator's batches, already in device memory: no packing, no copy. */
+  RAPIDS("RAPIDS device batches");
 
   private final String label;
 

@@ -3,6 +3,7 @@ package dev.overlap.executor.api;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -61,6 +62,12 @@ public interface PipelineReport extends Serializable {
    * reason once, at most 20, each naming the file and column at fault.
    */
   List<String> parquetFallbacks();
+
+  /**
+   * Beside the RAPIDS Accelerator: why the kernel's input was not taken from its device batches;
+   * empty when it was, or when RAPIDS is not in {@code spark.plugins}.
+   */
+  Optional<String> rapidsNotTaken();
 
   /** Summed time the task threads waited for a free pinned staging buffer. */
   long stagingWaitNanos();

@@ -32,6 +32,14 @@ public final class OverlapConf {
   }
 
   /** How a Parquet scan under a kernel reaches the GPU. */
+  /** See {@link #RAPIDS_INPUT}. */
+  public enum RapidsInput {
+    /** Take the RAPIDS Accelerator's device batches when its plan is on the GPU. */
+    AUTO,
+    /** Pack the plan's rows, as for any input. */
+    OFF
+  }
+
   public enum ParquetDecode {
     /**
      * The GPU decodes the file's compressed column chunks where it can read the file exactly as
@@ -163,6 +171,17 @@ public final class OverlapConf {
                   + " summary; HOST always decodes on the host; GPU fails such a task instead.")
           .enumConf(ParquetDecode.class, ParquetDecode.AUTO);
 
+  public static final ConfigEntry<RapidsInput> RAPIDS_INPUT =
+      ConfigEntry.builder(PREFIX + "rapids.input")
+          .doc(
+              "Beside the RAPIDS Accelerator (com.nvidia.spark.SQLPlugin in spark.plugins,"
+                  + " spark.rapids.sql.enabled): AUTO gives a kernel the device batches of a plan"
+                  + " RAPIDS placed on the GPU (its ColumnarRdd), with no packing and no copy,"
+                  + " columns cast to the kernel's declared types; OFF packs the plan's rows as for"
+                  + " any input. OFF until that path has run on a GPU. The job summary's input line"
+                  + " says which path ran, or why the RAPIDS batches were not taken.")
+          .enumConf(RapidsInput.class, RapidsInput.OFF);
+
   public static final ConfigEntry<Long> PARQUET_BATCH_BYTES =
       ConfigEntry.builder(PREFIX + "parquet.batchBytes")
           .doc(
@@ -212,6 +231,7 @@ public final class OverlapConf {
           RESULTS_PINNED,
           PARQUET_DECODE,
           PARQUET_BATCH_BYTES,
+          RAPIDS_INPUT,
           TRACE_DIR,
           DEBUG_TRACK_BATCHES);
 

@@ -80,6 +80,18 @@ public final class JobReport implements PipelineReport {
   }
 
   /** Records why a task's Parquet input was decoded on the host; called on the executor. */
+  private volatile String rapidsNotTaken;
+
+  /** On the driver: why RAPIDS' device batches were not taken (null: they were, or no RAPIDS). */
+  void rapidsNotTaken(String reason) {
+    rapidsNotTaken = reason;
+  }
+
+  @Override
+  public java.util.Optional<String> rapidsNotTaken() {
+    return java.util.Optional.ofNullable(rapidsNotTaken);
+  }
+
   public void addFallback(String reason) {
     fallbacks.add(reason);
   }

@@ -69,6 +69,9 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
         conf.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.CPU
             ? "kernels run their CPU implementation"
             : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
+    RapidsInput.cudfVersionLine(
+            OverlapExecutorPlugin.class.getClassLoader(), RapidsInput.CUDF_BUILT)
+        .ifPresent(line -> LOG.warn("Overlap: {}", line));
     if (conf.get(OverlapConf.DEBUG_TRACK_BATCHES)) {
       BatchTracker.start(LOG::warn);
       LOG.info(

@@ -2,6 +2,7 @@ package dev.overlap.executor.spark;
 
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.InputPath;
@@ -10,6 +11,7 @@ import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.CudfStages;
 import dev.overlap.executor.device.DeviceResult;
+import dev.overlap.executor.device.DeviceTables;
 import dev.overlap.executor.device.EncodedParquet;
 import dev.overlap.executor.device.FencedStages;
 import dev.overlap.executor.device.GpuHealth;
@@ -104,6 +106,33 @@ public final class PartitionRunner implements Serializable {
       return runGpu(InputPath.COLUMNAR, w -> new ColumnarSource(batches, w), ROWS);
     }
     return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, CpuPath.flatten(batches));
+  }
+
+  /**
+   * The RAPIDS Accelerator's device batches of this partition ({@link RapidsInput}): straight to
+   * the compute stage, no packing and no upload. They need this executor's GPU.
+   */
+  public Iterator<InternalRow> runDeviceTables(Iterator<Table> tables) {
+    if (!useGpu()) {
+      throw new IllegalStateException(
+          "RAPIDS device batches reached executor "
+              + ExecutorState.executorId()
+              + ", where Overlap runs without a GPU ("
+              + ExecutorState.status().reason()
+              + "); set "
+              + OverlapConf.RAPIDS_INPUT.key()
+              + "=OFF");
+    }
+    GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
+    DType[] types = new DType[inSchema.fields().length];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = ColumnType.dtypeOf(inSchema.fields()[i].dataType());
+    }
+    return drive(
+        gpu,
+        new DeviceTables.Stages(kernelStages(gpu, job())),
+        new DeviceTables.Source(tables, types, RapidsInput::admit),
+        f -> record(InputPath.RAPIDS, f, ROWS));
   }
 
   private boolean useGpu() {

@@ -52,18 +52,24 @@ public final class SparkEngine implements Engine {
     OverlapConf.checkKnownKeys(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     // Keys that are not startup-only are taken from the session, so a job can set them.
-    PartitionRunner runner =
-        new PartitionRunner(
-            kernel,
-            in,
-            out,
-            writer,
-            OverlapConf.jobSettings(
-                k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
+    Map<String, String> settings =
+        OverlapConf.jobSettings(k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null));
+    PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     SparkPlan plan = ds.queryExecution().executedPlan();
+    Optional<String> rapids =
+        RapidsInput.whyNot(
+            k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null),
+            OverlapConf.fromMap(settings).get(OverlapConf.RAPIDS_INPUT),
+            plan,
+            RapidsInput.present(SparkEngine.class.getClassLoader()));
+    if (writer != null && rapids != null) {
+      writer.rapidsNotTaken(rapids.orElse(null));
+    }
     ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
     RDD<InternalRow> result;
-    if (columnar != null) {
+    if (rapids != null && rapids.isEmpty()) {
+      result = RapidsInput.tables(input).toJavaRDD().mapPartitions(runner::runDeviceTables).rdd();
+    } else if (columnar != null) {
       RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
       int[] columns = columnar.columns();
       FileSourceScanExec scan = columnar.parquetScan();

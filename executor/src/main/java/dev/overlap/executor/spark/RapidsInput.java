@@ -1,0 +1,211 @@
+package dev.overlap.executor.spark;
+
+import ai.rapids.cudf.Table;
+import dev.overlap.executor.config.OverlapConf;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.function.Function;
+import org.apache.spark.TaskContext;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+
+/**
+ * The RAPIDS Accelerator's device batches as a kernel's input, found at run time: this project
+ * compiles and runs without the RAPIDS jar. {@link #whyNot} decides on the driver whether a plan's
+ * batches can be taken; {@link #tables} turns the Dataset into an RDD of cuDF tables on the GPU
+ * through RAPIDS' {@code com.nvidia.spark.rapids.ColumnarRdd}; {@link #admit} takes RAPIDS' GPU
+ * admission ({@code GpuSemaphore}) for the task before it works with those tables.
+ */
+final class RapidsInput {
+  /** The cuDF release this project is built against: the pom's {@code cudf.version}. */
+  static final String CUDF_BUILT = "26.08.1";
+
+  static final String SQL_PLUGIN = "com.nvidia.spark.SQLPlugin";
+  static final String COLUMNAR_RDD = "com.nvidia.spark.rapids.ColumnarRdd";
+  private static final String SEMAPHORE = "com.nvidia.spark.rapids.GpuSemaphore$";
+  private static final String SHIM_LOADER = "com.nvidia.spark.rapids.ShimLoader";
+
+  private RapidsInput() {}
+
+  /**
+   * Why the kernel's input does not come from RAPIDS' device batches, in a few words; empty when it
+   * does. Null when the RAPIDS Accelerator is not in {@code spark.plugins} at all (nothing to say).
+   *
+   * @param conf a Spark setting's value, or null when unset
+   */
+  static Optional<String> whyNot(
+      Function<String, String> conf,
+      OverlapConf.RapidsInput mode,
+      SparkPlan plan,
+      boolean onClassPath) {
+    String plugins = conf.apply("spark.plugins");
+    if (plugins == null
+        || Arrays.stream(plugins.split(",")).map(String::trim).noneMatch(SQL_PLUGIN::equals)) {
+      return null;
+    }
+    if (mode == OverlapConf.RapidsInput.OFF) {
+      return Optional.of(OverlapConf.RAPIDS_INPUT.key() + "=OFF");
+    }
+    if (!onClassPath) {
+      return Optional.of(COLUMNAR_RDD + " is not on the class path (ship the RAPIDS jar)");
+    }
+    if ("false".equalsIgnoreCase(String.valueOf(conf.apply("spark.rapids.sql.enabled")).trim())) {
+      return Optional.of("spark.rapids.sql.enabled=false");
+    }
+    String mode0 = conf.apply("spark.rapids.sql.mode");
+    if (mode0 != null && mode0.trim().equalsIgnoreCase("explainonly")) {
+      return Optional.of("spark.rapids.sql.mode=explainOnly");
+    }
+    SparkPlan top = unwrap(plan);
+    if (!onGpu(top)) {
+      return Optional.of(
+          "RAPIDS did not place the plan on the GPU (its last operator is " + top.nodeName() + ")");
+    }
+    return Optional.empty();
+  }
+
+  static boolean present(ClassLoader loader) {
+    try {
+      Class.forName(COLUMNAR_RDD, false, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** The plan under adaptive execution's wrapper. */
+  static SparkPlan unwrap(SparkPlan plan) {
+    return plan instanceof AdaptiveSparkPlanExec a ? a.inputPlan() : plan;
+  }
+
+  /**
+   * Whether RAPIDS runs the plan's last operator on the GPU: the top is RAPIDS' transition to rows
+   * over a GPU operator, or a GPU operator itself (RAPIDS names its operators Gpu...).
+   */
+  static boolean onGpu(SparkPlan top) {
+    if (isGpu(top) && !top.nodeName().equals("GpuColumnarToRow")) {
+      return true;
+    }
+    if (top.children().isEmpty()) {
+      return false;
+    }
+    SparkPlan child = top.children().head();
+    return (top.getClass().getSimpleName().startsWith("GpuColumnarToRow")) && isGpu(child);
+  }
+
+  private static boolean isGpu(SparkPlan p) {
+    return p.getClass().getSimpleName().startsWith("Gpu");
+  }
+
+  /** {@code df} as RAPIDS' device batches: an RDD of cuDF tables, each the consumer's to close. */
+  @SuppressWarnings("unchecked")
+  static RDD<Table> tables(Dataset<Row> df) {
+    try {
+      Class<?> c = Class.forName(COLUMNAR_RDD, true, RapidsInput.class.getClassLoader());
+      return (RDD<Table>) c.getMethod("convert", Dataset.class).invoke(null, df);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof RuntimeException r
+          ? r
+          : new IllegalStateException("RAPIDS' ColumnarRdd failed: " + cause, cause);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "RAPIDS' ColumnarRdd.convert(Dataset) is not what this version expects: " + e, e);
+    }
+  }
+
+  /** Takes RAPIDS' GPU admission for the running task (released at the task's end). */
+  static void admit() {
+    TaskContext ctx = TaskContext.get();
+    if (ctx == null) {
+      return;
+    }
+    try {
+      Class<?> shims = Class.forName(SHIM_LOADER, true, RapidsInput.class.getClassLoader());
+      ClassLoader shimLoader = (ClassLoader) shims.getMethod("getShimClassLoader").invoke(null);
+      Class<?> sem = Class.forName(SEMAPHORE, true, shimLoader);
+      Object module = sem.getField("MODULE$").get(null);
+      sem.getMethod("acquireIfNecessary", TaskContext.class).invoke(module, ctx);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof RuntimeException r
+          ? r
+          : new IllegalStateException("RAPIDS' GpuSemaphore failed: " + cause, cause);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "RAPIDS' GpuSemaphore is not what this version expects: " + e, e);
+    }
+  }
+
+  /**
+   * One line when the cuDF versions on the class path differ from the one this project was built
+   * against ({@code built}), as the RAPIDS jar carries its own cuDF; empty when they agree or
+   * cannot be read.
+   */
+  static Optional<String> cudfVersionLine(ClassLoader loader, String built) {
+    List<String> found = new ArrayList<>();
+    try {
+      Enumeration<URL> urls = loader.getResources("cudf-java-version-info.properties");
+      while (urls.hasMoreElements()) {
+        Properties p = new Properties();
+        try (InputStream in = urls.nextElement().openStream()) {
+          p.load(in);
+        }
+        String v = p.getProperty("version");
+        if (v != null && !found.contains(v.trim())) {
+          found.add(v.trim());
+        }
+      }
+      Properties rapids = new Properties();
+      URL r = loader.getResource("rapids4spark-version-info.properties");
+      if (r != null) {
+        try (InputStream in = r.openStream()) {
+          rapids.load(in);
+        }
+      }
+      String rapidsCudf = rapids.getProperty("cudf_version");
+      List<String> differ = new ArrayList<>();
+      for (String v : found) {
+        if (!sameRelease(v, built)) {
+          differ.add("cuDF " + v + " on the class path");
+        }
+      }
+      if (rapidsCudf != null && !sameRelease(rapidsCudf.trim(), built)) {
+        differ.add(
+            "the RAPIDS jar ("
+                + rapids.getProperty("version", "?")
+                + ") built with cuDF "
+                + rapidsCudf);
+      }
+      if (differ.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          "Overlap was built against cuDF "
+              + built
+              + ", but found "
+              + String.join(" and ", differ)
+              + ": use the RAPIDS jar of the same cuDF release");
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Same major.minor (26.08.0 and 26.08.1 are one release line). */
+  static boolean sameRelease(String a, String b) {
+    String[] x = a.split("\\.");
+    String[] y = b.split("\\.");
+    return x.length >= 2 && y.length >= 2 && x[0].equals(y[0]) && x[1].equals(y[1]);
+  }
+}

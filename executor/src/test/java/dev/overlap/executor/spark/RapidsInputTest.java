@@ -1,0 +1,149 @@
+package dev.overlap.executor.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.TestData;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * When a kernel's input is taken from the RAPIDS Accelerator's device batches, and why not, without
+ * the RAPIDS jar: RAPIDS absent from spark.plugins, present there but its jar missing, disabled,
+ * explain-only, a plan it did not place on the GPU, the setting off; the one line on cuDF versions.
+ */
+class RapidsInputTest {
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("rapids-input")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate();
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  private static SparkPlan cpuPlan() {
+    return TestData.frame(spark, 10, 1).selectExpr("id + 1 as x").queryExecution().executedPlan();
+  }
+
+  private static Optional<String> why(Map<String, String> conf, OverlapConf.RapidsInput mode) {
+    return RapidsInput.whyNot(conf::get, mode, cpuPlan(), true);
+  }
+
+  private static Map<String, String> withRapids() {
+    Map<String, String> c = new HashMap<>();
+    c.put("spark.plugins", "com.nvidia.spark.SQLPlugin, dev.overlap.executor.OverlapPlugin");
+    return c;
+  }
+
+  @Test
+  void withoutRapidsInSparkPluginsThereIsNothingToSay() {
+    assertNull(why(Map.of(), OverlapConf.RapidsInput.AUTO));
+    assertNull(
+        why(
+            Map.of("spark.plugins", "dev.overlap.executor.OverlapPlugin"),
+            OverlapConf.RapidsInput.AUTO));
+    // The class name must match exactly, not as a prefix.
+    assertNull(
+        why(Map.of("spark.plugins", "com.nvidia.spark.SQLPluginX"), OverlapConf.RapidsInput.AUTO));
+  }
+
+  @Test
+  void eachReasonIsNamed() {
+    assertEquals(
+        Optional.of("spark.overlap.rapids.input=OFF"),
+        why(withRapids(), OverlapConf.RapidsInput.OFF));
+    Optional<String> missing =
+        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, cpuPlan(), false);
+    assertTrue(missing.orElseThrow().contains("com.nvidia.spark.rapids.ColumnarRdd is not on the"));
+    Map<String, String> disabled = withRapids();
+    disabled.put("spark.rapids.sql.enabled", "false");
+    assertEquals(
+        Optional.of("spark.rapids.sql.enabled=false"), why(disabled, OverlapConf.RapidsInput.AUTO));
+    Map<String, String> explain = withRapids();
+    explain.put("spark.rapids.sql.mode", "explainOnly");
+    assertEquals(
+        Optional.of("spark.rapids.sql.mode=explainOnly"),
+        why(explain, OverlapConf.RapidsInput.AUTO));
+    // A plan of Spark's own operators: RAPIDS did not place it.
+    String cpu = why(withRapids(), OverlapConf.RapidsInput.AUTO).orElseThrow();
+    assertTrue(
+        cpu.startsWith("RAPIDS did not place the plan on the GPU (its last operator is "), cpu);
+    assertFalse(RapidsInput.onGpu(RapidsInput.unwrap(cpuPlan())));
+  }
+
+  @Test
+  void withoutRapidsTheInputPathIsUnchangedAndNothingIsSaid() {
+    assertFalse(RapidsInput.present(RapidsInputTest.class.getClassLoader()));
+    SparkSession s = spark.newSession();
+    s.conf().set("spark.overlap.rapids.input", "AUTO");
+    // spark.plugins is fixed at start: this session has no RAPIDS and no Overlap plugin, so the
+    // kernel's CPU implementation runs and nothing is said about RAPIDS.
+    PipelineReport report = PipelineReport.create(s);
+    long n = GpuPartitions.map(TestData.frame(s, 50, 2), new AllTypesKernel(), report).count();
+    assertEquals(50, n);
+    assertEquals(Optional.empty(), report.rapidsNotTaken());
+  }
+
+  private static ClassLoader withVersions(Path dir, String cudf, String rapidsCudf)
+      throws Exception {
+    Files.writeString(dir.resolve("cudf-java-version-info.properties"), "version=" + cudf + "\n");
+    if (rapidsCudf != null) {
+      Files.writeString(
+          dir.resolve("rapids4spark-version-info.properties"),
+          "version=26.08.1\ncudf_version=" + rapidsCudf + "\n");
+    }
+    return new URLClassLoader(new URL[] {dir.toUri().toURL()}, null);
+  }
+
+  @Test
+  void aCudfOfAnotherReleaseIsOneLine(@TempDir Path dir) throws Exception {
+    Path same = Files.createDirectory(dir.resolve("same"));
+    assertEquals(
+        Optional.empty(),
+        RapidsInput.cudfVersionLine(withVersions(same, "26.08.0", "26.08.0"), "26.08.1"));
+    Path other = Files.createDirectory(dir.resolve("other"));
+    String line =
+        RapidsInput.cudfVersionLine(withVersions(other, "26.10.0", "26.10.0"), "26.08.1")
+            .orElseThrow();
+    assertTrue(
+        line.startsWith("Overlap was built against cuDF 26.08.1, but found cuDF 26.10.0"), line);
+    assertTrue(line.contains("built with cuDF 26.10.0"), line);
+    assertTrue(RapidsInput.sameRelease("26.08.0", "26.08.1"));
+    assertFalse(RapidsInput.sameRelease("26.10.0", "26.08.1"));
+  }
+
+  @Test
+  void theBuiltVersionIsThePomsCudfVersion() throws Exception {
+    Path pom = Path.of("..", "pom.xml");
+    String text = Files.readString(pom);
+    assertTrue(
+        text.contains("<cudf.version>" + RapidsInput.CUDF_BUILT + "</cudf.version>"),
+        "RapidsInput.CUDF_BUILT differs from the pom's cudf.version");
+  }
+}
