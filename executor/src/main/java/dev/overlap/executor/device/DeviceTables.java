@@ -100,15 +100,26 @@ public final class DeviceTables {
       if (beforeEachTable != null) {
         beforeEachTable.run();
       }
-      if (!tables.hasNext()) {
-        return new Batch(null);
+      while (tables.hasNext()) {
+        Table in = tables.next();
+        if (in.getRowCount() == 0) {
+          // A batch of no rows would end the task's input: skip it.
+          in.close();
+          continue;
+        }
+        Table t = castTo(in, types);
+        try {
+          // The task's thread made (and cast) the table; the compute thread reads it.
+          Cuda.DEFAULT_STREAM.sync();
+        } catch (RuntimeException e) {
+          throw Closing.after(e, List.of(t));
+        } catch (Error e) {
+          throw Closing.after(e, List.of(t));
+        }
+        rowsRead += t.getRowCount();
+        return new Batch(t);
       }
-      Table in = tables.next();
-      Table t = castTo(in, types);
-      // The task's thread made (and cast) the table; the compute thread reads it.
-      Cuda.DEFAULT_STREAM.sync();
-      rowsRead += t.getRowCount();
-      return new Batch(t);
+      return new Batch(null);
     }
 
     @Override

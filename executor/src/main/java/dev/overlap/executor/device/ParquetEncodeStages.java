@@ -175,21 +175,24 @@ public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCl
   private void drop(Throwable failure) {
     TableWriter w = writer;
     writer = null;
-    List<AutoCloseable> all = new ArrayList<>();
-    if (w != null) {
-      all.add(w);
-    }
-    all.addAll(buffers);
-    buffers.clear();
-    lengths.clear();
-    if (failure == null) {
-      Closing.all(all);
-    } else {
+    try {
       try {
+        if (w != null) {
+          // Closing cuDF's writer ends the file: it hands its last buffers to take(), so the
+          // buffers are freed after it.
+          w.close();
+        }
+      } finally {
+        List<AutoCloseable> all = new ArrayList<>(buffers);
+        buffers.clear();
+        lengths.clear();
         Closing.all(all);
-      } catch (RuntimeException | Error e) {
-        failure.addSuppressed(e);
       }
+    } catch (RuntimeException | Error e) {
+      if (failure == null) {
+        throw e;
+      }
+      failure.addSuppressed(e);
     }
   }
 

@@ -144,6 +144,7 @@ final class ParquetWrite implements Serializable {
     long bytes = 0;
     long gpu = 0;
     for (TaskFiles.Outcome o : outcomes) {
+      committer.onTaskCommit(o.message());
       messages.add(o.message());
       rows += o.rows();
       files += o.files();

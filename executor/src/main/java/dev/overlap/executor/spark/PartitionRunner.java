@@ -384,23 +384,48 @@ public final class PartitionRunner implements Serializable {
           o.close();
         }
         return rows;
+      } catch (IOException e) {
+        throw closeAfter(e, out);
+      } catch (RuntimeException e) {
+        throw closeAfter(e, out);
+      } catch (Error e) {
+        throw closeAfter(e, out);
       } finally {
-        try {
-          if (out != null) {
-            out.close();
-          }
-        } finally {
-          if (stages != null) {
-            stages.close();
-          }
+        if (stages != null) {
+          stages.close();
         }
       }
+    }
+
+    /** Closes {@code out} and the stages after {@code failure}; failures to are added to it. */
+    private <X extends Throwable> X closeAfter(X failure, OutputStream out) {
+      try {
+        if (out != null) {
+          out.close();
+        }
+      } catch (IOException | RuntimeException | Error c) {
+        failure.addSuppressed(c);
+      }
+      try {
+        if (stages != null) {
+          stages.close();
+        }
+      } catch (RuntimeException | Error c) {
+        failure.addSuppressed(c);
+      }
+      return failure;
     }
 
     private OutputStream append(EncodedParquet e, OutputStream out, TaskFiles files, byte[] scratch)
         throws IOException {
       OutputStream o = out == null ? files.create(output.extension()) : out;
-      e.writeTo(o, scratch);
+      try {
+        e.writeTo(o, scratch);
+      } catch (IOException x) {
+        throw out == null ? closeAfter(x, o) : x;
+      } catch (RuntimeException x) {
+        throw out == null ? closeAfter(x, o) : x;
+      }
       if (e.endsFile()) {
         o.close();
         return null;
@@ -486,10 +511,18 @@ public final class PartitionRunner implements Serializable {
           w.close();
         }
       }
-    } finally {
+    } catch (RuntimeException | Error e) {
       if (writer != null) {
-        writer.close();
+        try {
+          writer.close();
+        } catch (RuntimeException | Error c) {
+          e.addSuppressed(c);
+        }
       }
+      throw e;
+    }
+    if (writer != null) {
+      writer.close();
     }
     for (String path : paths) {
       org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);

@@ -47,6 +47,7 @@ final class RapidsInput {
   static Optional<String> whyNot(
       Function<String, String> conf,
       OverlapConf.RapidsInput mode,
+      boolean overlapEnabled,
       SparkPlan plan,
       boolean onClassPath) {
     String plugins = conf.apply("spark.plugins");
@@ -56,6 +57,9 @@ final class RapidsInput {
     }
     if (mode == OverlapConf.RapidsInput.OFF) {
       return Optional.of(OverlapConf.RAPIDS_INPUT.key() + "=OFF");
+    }
+    if (!overlapEnabled) {
+      return Optional.of(OverlapConf.ENABLED.key() + "=false");
     }
     if (!onClassPath) {
       return Optional.of(COLUMNAR_RDD + " is not on the class path (ship the RAPIDS jar)");
@@ -67,7 +71,13 @@ final class RapidsInput {
     if (mode0 != null && mode0.trim().equalsIgnoreCase("explainonly")) {
       return Optional.of("spark.rapids.sql.mode=explainOnly");
     }
-    SparkPlan top = unwrap(plan);
+    if (plan instanceof AdaptiveSparkPlanExec) {
+      // Adaptive execution applies RAPIDS' rules stage by stage, after this decision: the plan
+      // cannot tell yet. ColumnarRdd gives device batches either way (from RAPIDS' operators, or
+      // by converting rows when the last operator stays on the CPU).
+      return Optional.empty();
+    }
+    SparkPlan top = plan;
     if (!onGpu(top)) {
       return Optional.of(
           "RAPIDS did not place the plan on the GPU (its last operator is " + top.nodeName() + ")");
@@ -82,11 +92,6 @@ final class RapidsInput {
     } catch (ClassNotFoundException | LinkageError e) {
       return false;
     }
-  }
-
-  /** The plan under adaptive execution's wrapper. */
-  static SparkPlan unwrap(SparkPlan plan) {
-    return plan instanceof AdaptiveSparkPlanExec a ? a.inputPlan() : plan;
   }
 
   /**

@@ -60,6 +60,7 @@ public final class SparkEngine implements Engine {
         RapidsInput.whyNot(
             k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null),
             OverlapConf.fromMap(settings).get(OverlapConf.RAPIDS_INPUT),
+            OverlapConf.fromMap(settings).get(OverlapConf.ENABLED),
             plan,
             RapidsInput.present(SparkEngine.class.getClassLoader()));
     if (writer != null && rapids != null) {

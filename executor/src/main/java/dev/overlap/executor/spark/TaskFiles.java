@@ -47,8 +47,16 @@ final class TaskFiles {
   /** The running Spark task's attempt. */
   static TaskFiles open(FileCommitProtocol committer, Configuration jobConf, String jobTracker) {
     TaskContext ctx = TaskContext.get();
+    // The attempt's number within the stage starts again at 0 when the stage is retried, while
+    // tasks of the earlier stage attempt may still run: the task attempt id is unique (as Spark's
+    // file writer uses it), so no two attempts share temporary files.
     return open(
-        committer, jobConf, jobTracker, ctx.stageId(), ctx.partitionId(), ctx.attemptNumber());
+        committer,
+        jobConf,
+        jobTracker,
+        ctx.stageId(),
+        ctx.partitionId(),
+        (int) (ctx.taskAttemptId() & Integer.MAX_VALUE));
   }
 
   /** The attempt {@code attempt} of task {@code partition} of stage {@code stage}. */

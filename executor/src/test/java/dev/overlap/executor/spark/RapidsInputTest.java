@@ -39,6 +39,7 @@ class RapidsInputTest {
             .master("local[2]")
             .appName("rapids-input")
             .config("spark.ui.enabled", "false")
+            .config("spark.sql.adaptive.enabled", "false")
             .getOrCreate();
   }
 
@@ -52,7 +53,7 @@ class RapidsInputTest {
   }
 
   private static Optional<String> why(Map<String, String> conf, OverlapConf.RapidsInput mode) {
-    return RapidsInput.whyNot(conf::get, mode, cpuPlan(), true);
+    return RapidsInput.whyNot(conf::get, mode, true, cpuPlan(), true);
   }
 
   private static Map<String, String> withRapids() {
@@ -79,7 +80,7 @@ class RapidsInputTest {
         Optional.of("spark.overlap.rapids.input=OFF"),
         why(withRapids(), OverlapConf.RapidsInput.OFF));
     Optional<String> missing =
-        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, cpuPlan(), false);
+        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, cpuPlan(), false);
     assertTrue(missing.orElseThrow().contains("com.nvidia.spark.rapids.ColumnarRdd is not on the"));
     Map<String, String> disabled = withRapids();
     disabled.put("spark.rapids.sql.enabled", "false");
@@ -94,7 +95,22 @@ class RapidsInputTest {
     String cpu = why(withRapids(), OverlapConf.RapidsInput.AUTO).orElseThrow();
     assertTrue(
         cpu.startsWith("RAPIDS did not place the plan on the GPU (its last operator is "), cpu);
-    assertFalse(RapidsInput.onGpu(RapidsInput.unwrap(cpuPlan())));
+    assertFalse(RapidsInput.onGpu(cpuPlan()));
+    assertEquals(
+        Optional.of("spark.overlap.enabled=false"),
+        RapidsInput.whyNot(
+            withRapids()::get, OverlapConf.RapidsInput.AUTO, false, cpuPlan(), true));
+    // Under adaptive execution RAPIDS places stages later: the plan is not judged by its nodes.
+    SparkSession aqe = spark.newSession();
+    aqe.conf().set("spark.sql.adaptive.enabled", "true");
+    SparkPlan adaptive =
+        TestData.frame(aqe, 10, 2).groupBy("b").count().queryExecution().executedPlan();
+    assertTrue(
+        adaptive instanceof org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec,
+        adaptive.getClass().getName());
+    assertEquals(
+        Optional.empty(),
+        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, adaptive, true));
   }
 
   @Test
