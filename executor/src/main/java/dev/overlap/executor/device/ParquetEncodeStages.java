@@ -6,11 +6,11 @@ import ai.rapids.cudf.ParquetWriterOptions;
 import ai.rapids.cudf.Table;
 import ai.rapids.cudf.TableWriter;
 import dev.overlap.executor.api.ParquetOutput;
-import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.pipeline.OutOfDeviceMemoryException;
 import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.rows.HostTable;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -237,33 +237,11 @@ public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCl
   }
 
   private void checkTypes(Table t) {
-    if (t.getNumberOfColumns() != schema.fields().length) {
-      throw new IllegalArgumentException(
-          producer
-              + " returned "
-              + t.getNumberOfColumns()
-              + " columns, its declared output schema has "
-              + schema.fields().length
-              + ": "
-              + schema.simpleString());
+    DType[] actual = new DType[t.getNumberOfColumns()];
+    for (int c = 0; c < actual.length; c++) {
+      actual[c] = t.getColumn(c).getType();
     }
-    for (int c = 0; c < schema.fields().length; c++) {
-      DType expected = ColumnType.dtypeOf(schema.fields()[c].dataType());
-      DType actual = t.getColumn(c).getType();
-      if (!expected.equals(actual)) {
-        throw new IllegalArgumentException(
-            producer
-                + ": output column '"
-                + schema.fields()[c].name()
-                + "' is "
-                + actual
-                + " on the GPU but declared "
-                + schema.fields()[c].dataType().simpleString()
-                + " (cuDF "
-                + expected
-                + ")");
-      }
-    }
+    HostTable.checkTypes(schema, actual, producer);
   }
 
   @Override

@@ -31,33 +31,13 @@ public final class HostTable implements ResultBatch<InternalRow> {
    */
   public HostTable(StructType schema, HostColumnVector[] columns, String producer) {
     try {
-      if (columns.length != schema.fields().length) {
-        throw new IllegalArgumentException(
-            producer
-                + " returned "
-                + columns.length
-                + " columns, its declared output schema has "
-                + schema.fields().length
-                + ": "
-                + schema.simpleString());
+      DType[] types = new DType[columns.length];
+      for (int c = 0; c < columns.length; c++) {
+        types[c] = columns[c].getType();
       }
+      checkTypes(schema, types, producer);
       long n = columns.length == 0 ? 0 : columns[0].getRowCount();
       for (int c = 0; c < columns.length; c++) {
-        DType expected = ColumnType.dtypeOf(schema.fields()[c].dataType());
-        DType actual = columns[c].getType();
-        if (!expected.equals(actual)) {
-          throw new IllegalArgumentException(
-              producer
-                  + ": output column '"
-                  + schema.fields()[c].name()
-                  + "' is "
-                  + actual
-                  + " on the GPU but declared "
-                  + schema.fields()[c].dataType().simpleString()
-                  + " (cuDF "
-                  + expected
-                  + ")");
-        }
         if (columns[c].getRowCount() != n) {
           throw new IllegalArgumentException(
               producer + ": output columns have different row counts");
@@ -103,5 +83,40 @@ public final class HostTable implements ResultBatch<InternalRow> {
     }
     closed = true;
     Closing.all(List.of(columns));
+  }
+
+  /**
+   * Checks a kernel's output column types against its declared schema.
+   *
+   * @throws IllegalArgumentException naming the column count, or the first column whose cuDF type
+   *     differs from the schema's
+   */
+  public static void checkTypes(StructType schema, DType[] actual, String producer) {
+    if (actual.length != schema.fields().length) {
+      throw new IllegalArgumentException(
+          producer
+              + " returned "
+              + actual.length
+              + " columns, its declared output schema has "
+              + schema.fields().length
+              + ": "
+              + schema.simpleString());
+    }
+    for (int c = 0; c < actual.length; c++) {
+      DType expected = ColumnType.dtypeOf(schema.fields()[c].dataType());
+      if (!expected.equals(actual[c])) {
+        throw new IllegalArgumentException(
+            producer
+                + ": output column '"
+                + schema.fields()[c].name()
+                + "' is "
+                + actual[c]
+                + " on the GPU but declared "
+                + schema.fields()[c].dataType().simpleString()
+                + " (cuDF "
+                + expected
+                + ")");
+      }
+    }
   }
 }
