@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the GPU tests and the benchmarks on a GPU machine that received the bundle from
 # ../shared/gpu-bundle/pack.sh (see docs/benchmarks.md). Logs go to $OUT (or ./gpu-out).
-#   tools/gpu-suite.sh [tests] [copy] [spark]     default: all three
+#   tools/gpu-suite.sh [tests] [copy] [spark] [rapids]    default: the first three
+#     rapids: the tests tagged rapids (both plugins in one session), with the RAPIDS Accelerator's
+#     jar from pack.sh --rapids on the class path in place of cuDF's
 #   env: COPY_MODE (main, diag or full; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS
 set -uo pipefail
 out="${OUT:-gpu-out}"
@@ -16,6 +18,16 @@ for s in "${steps[@]}"; do
   case "$s" in
     tests)
       bash .gpu-bundle/recv.sh test --include-tag gpu --details=tree 2>&1 | tee "$out/gpu-tests.log" | tail -60
+      rc=$((rc | PIPESTATUS[0])) ;;
+    rapids)
+      # shellcheck disable=SC2016 # expanded by the shell recv.sh starts
+      bash .gpu-bundle/recv.sh run bash -c '
+        : "${GPU_BUNDLE_RAPIDS_JAR:?the RAPIDS jar has not arrived: pack with --rapids}"
+        lib="$(dirname "$(tr : "\n" <<<"$GPU_BUNDLE_CP" | grep "\.jar$" | head -1)")"
+        cp="$(tr : "\n" <<<"$GPU_BUNDLE_CP" | grep -v "/cudf-[^/]*\.jar$" | paste -sd: -):$GPU_BUNDLE_RAPIDS_JAR"
+        exec java -jar "$lib/junit-platform-console-standalone.jar" execute --class-path "$cp" \
+          --select-class dev.overlap.executor.api.RapidsInputGpuTest --include-tag rapids --details=tree' \
+        2>&1 | tee "$out/rapids-tests.log" | tail -60
       rc=$((rc | PIPESTATUS[0])) ;;
     copy)
       bash .gpu-bundle/recv.sh java -Xmx24g dev.overlap.executor.bench.CopyComputeBenchmark "${CHUNKS:-64}" 128 5 "${COPY_MODE:-diag}" \

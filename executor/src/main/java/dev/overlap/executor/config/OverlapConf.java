@@ -31,15 +31,20 @@ public final class OverlapConf {
     FAIL
   }
 
-  /** How a Parquet scan under a kernel reaches the GPU. */
   /** See {@link #RAPIDS_INPUT}. */
   public enum RapidsInput {
-    /** Take the RAPIDS Accelerator's device batches when its plan is on the GPU. */
+    /**
+     * Take the RAPIDS Accelerator's device batches when its plan is on the GPU, except for a plain
+     * Parquet scan, which Overlap decodes on the GPU itself.
+     */
     AUTO,
-    /** Pack the plan's rows, as for any input. */
+    /** Take them whenever its plan is on the GPU, plain Parquet scans included. */
+    ALWAYS,
+    /** Never take them. */
     OFF
   }
 
+  /** How a Parquet scan under a kernel reaches the GPU. */
   public enum ParquetDecode {
     /**
      * The GPU decodes the file's compressed column chunks where it can read the file exactly as
@@ -177,9 +182,12 @@ public final class OverlapConf {
               "Beside the RAPIDS Accelerator (com.nvidia.spark.SQLPlugin in spark.plugins,"
                   + " spark.rapids.sql.enabled): AUTO gives a kernel the device batches of a plan"
                   + " RAPIDS placed on the GPU (its ColumnarRdd), with no packing and no copy,"
-                  + " columns cast to the kernel's declared types; OFF packs the plan's rows as for"
-                  + " any input. OFF until that path has run on a GPU. The job summary's input line"
-                  + " says which path ran, or why the RAPIDS batches were not taken.")
+                  + " columns cast to the kernel's declared types, except for a plain Parquet"
+                  + " scan, which Overlap decodes on the GPU itself (spark.overlap.parquet.decode);"
+                  + " ALWAYS takes RAPIDS' batches for plain scans too; OFF never takes them. Where"
+                  + " they are not taken, a plain Parquet scan is still Overlap's, and any other"
+                  + " plan's rows are packed. The job summary's input line says which path ran, or"
+                  + " why the RAPIDS batches were not taken.")
           .enumConf(RapidsInput.class, RapidsInput.OFF);
 
   public static final ConfigEntry<Long> PARQUET_BATCH_BYTES =

@@ -19,6 +19,11 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
 
 /**
  * The RAPIDS Accelerator's device batches as a kernel's input, found at run time: this project
@@ -36,6 +41,9 @@ final class RapidsInput {
   private static final String SEMAPHORE = "com.nvidia.spark.rapids.GpuSemaphore$";
   private static final String SHIM_LOADER = "com.nvidia.spark.rapids.ShimLoader";
 
+  /** The widest decimal ColumnarRdd exports: cuDF's 64-bit decimals. */
+  static final int MAX_EXPORTED_DECIMAL_DIGITS = 18;
+
   private RapidsInput() {}
 
   /**
@@ -50,9 +58,7 @@ final class RapidsInput {
       boolean overlapEnabled,
       SparkPlan plan,
       boolean onClassPath) {
-    String plugins = conf.apply("spark.plugins");
-    if (plugins == null
-        || Arrays.stream(plugins.split(",")).map(String::trim).noneMatch(SQL_PLUGIN::equals)) {
+    if (!inPlugins(conf)) {
       return null;
     }
     if (mode == OverlapConf.RapidsInput.OFF) {
@@ -64,12 +70,13 @@ final class RapidsInput {
     if (!onClassPath) {
       return Optional.of(COLUMNAR_RDD + " is not on the class path (ship the RAPIDS jar)");
     }
-    if ("false".equalsIgnoreCase(String.valueOf(conf.apply("spark.rapids.sql.enabled")).trim())) {
-      return Optional.of("spark.rapids.sql.enabled=false");
+    Optional<String> off = rapidsOff(conf);
+    if (off.isPresent()) {
+      return off;
     }
-    String mode0 = conf.apply("spark.rapids.sql.mode");
-    if (mode0 != null && mode0.trim().equalsIgnoreCase("explainonly")) {
-      return Optional.of("spark.rapids.sql.mode=explainOnly");
+    Optional<String> type = notExported(plan.schema());
+    if (type.isPresent()) {
+      return type;
     }
     if (plan instanceof AdaptiveSparkPlanExec) {
       // Adaptive execution applies RAPIDS' rules stage by stage, after this decision: the plan
@@ -83,6 +90,78 @@ final class RapidsInput {
           "RAPIDS did not place the plan on the GPU (its last operator is " + top.nodeName() + ")");
     }
     return Optional.empty();
+  }
+
+  /**
+   * The first column of a type RAPIDS' ColumnarRdd refuses to export (it takes decimals of up to 18
+   * digits and timestamps with a time zone, not {@code timestamp_ntz}), as a reason; empty when
+   * every column can come as a device batch.
+   */
+  static Optional<String> notExported(StructType schema) {
+    for (StructField f : schema.fields()) {
+      DataType t = f.dataType();
+      boolean refused =
+          t instanceof TimestampNTZType
+              || (t instanceof DecimalType d && d.precision() > MAX_EXPORTED_DECIMAL_DIGITS);
+      if (refused) {
+        return Optional.of(
+            "column '"
+                + f.name()
+                + "' is "
+                + t.simpleString()
+                + ", which RAPIDS' ColumnarRdd does not export (decimals of up to "
+                + MAX_EXPORTED_DECIMAL_DIGITS
+                + " digits, timestamps with a time zone)");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether the RAPIDS Accelerator is listed in {@code spark.plugins}. */
+  static boolean inPlugins(Function<String, String> conf) {
+    String plugins = conf.apply("spark.plugins");
+    return plugins != null
+        && Arrays.stream(plugins.split(",")).map(String::trim).anyMatch(SQL_PLUGIN::equals);
+  }
+
+  /** The setting that keeps RAPIDS from planning this session's queries; empty when none does. */
+  static Optional<String> rapidsOff(Function<String, String> conf) {
+    if ("false".equalsIgnoreCase(String.valueOf(conf.apply("spark.rapids.sql.enabled")).trim())) {
+      return Optional.of("spark.rapids.sql.enabled=false");
+    }
+    String mode = conf.apply("spark.rapids.sql.mode");
+    if (mode != null && mode.trim().equalsIgnoreCase("explainonly")) {
+      return Optional.of("spark.rapids.sql.mode=explainOnly");
+    }
+    return Optional.empty();
+  }
+
+  /** Why AUTO left a plain Parquet scan's batches to Overlap. */
+  static final String OWN_SCAN =
+      "a plain Parquet scan, which Overlap decodes on the GPU itself ("
+          + OverlapConf.RAPIDS_INPUT.key()
+          + "=ALWAYS takes RAPIDS' batches)";
+
+  /**
+   * {@code ds} planned by Spark alone, RAPIDS off for its planning only: RAPIDS replaces Spark's
+   * Parquet scan with its own, which Overlap cannot read from. The plan is made (and RAPIDS'
+   * setting put back) before this returns; running it later does not consult the setting again.
+   */
+  static SparkPlan planWithoutRapids(org.apache.spark.sql.classic.Dataset<Row> ds) {
+    org.apache.spark.sql.RuntimeConfig conf = ds.sparkSession().conf();
+    String key = "spark.rapids.sql.enabled";
+    String before = conf.getOption(key).getOrElse(() -> null);
+    conf.set(key, "false");
+    try {
+      // A new Dataset over the same logical plan, so that it is planned again.
+      return ds.alias("overlap_input").queryExecution().executedPlan();
+    } finally {
+      if (before == null) {
+        conf.unset(key);
+      } else {
+        conf.set(key, before);
+      }
+    }
   }
 
   static boolean present(ClassLoader loader) {

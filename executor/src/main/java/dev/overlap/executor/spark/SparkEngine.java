@@ -17,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
@@ -56,19 +57,30 @@ public final class SparkEngine implements Engine {
         OverlapConf.jobSettings(k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null));
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     SparkPlan plan = ds.queryExecution().executedPlan();
+    Function<String, String> sparkConf = sparkConf(ds);
+    OverlapConf.RapidsInput mode = OverlapConf.fromMap(settings).get(OverlapConf.RAPIDS_INPUT);
     Optional<String> rapids =
         RapidsInput.whyNot(
-            k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null),
-            OverlapConf.fromMap(settings).get(OverlapConf.RAPIDS_INPUT),
+            sparkConf,
+            mode,
             OverlapConf.fromMap(settings).get(OverlapConf.ENABLED),
             plan,
             RapidsInput.present(SparkEngine.class.getClassLoader()));
+    boolean takeRapids = rapids != null && rapids.isEmpty();
+    ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
+    if (!(takeRapids && mode == OverlapConf.RapidsInput.ALWAYS)) {
+      ColumnarPlans.Columnar own = ownParquetScan(ds, sparkConf, columnar);
+      if (own != columnar && takeRapids) {
+        rapids = Optional.of(RapidsInput.OWN_SCAN);
+        takeRapids = false;
+      }
+      columnar = own;
+    }
     if (writer != null && rapids != null) {
       writer.rapidsNotTaken(rapids.orElse(null));
     }
-    ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
     RDD<InternalRow> result;
-    if (rapids != null && rapids.isEmpty()) {
+    if (takeRapids) {
       result = RapidsInput.tables(input).toJavaRDD().mapPartitions(runner::runDeviceTables).rdd();
     } else if (columnar != null) {
       RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
@@ -120,7 +132,8 @@ public final class SparkEngine implements Engine {
     ParquetWrite write = ParquetWrite.begin(ds.sparkSession(), output, out);
     try {
       SparkPlan plan = ds.queryExecution().executedPlan();
-      ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
+      ColumnarPlans.Columnar columnar =
+          ownParquetScan(ds, sparkConf(ds), ColumnarPlans.columnar(plan));
       JavaRDD<TaskFiles.Outcome> tasks;
       if (columnar != null) {
         RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
@@ -154,6 +167,29 @@ public final class SparkEngine implements Engine {
       write.abort(e);
       throw e;
     }
+  }
+
+  private static Function<String, String> sparkConf(org.apache.spark.sql.classic.Dataset<Row> ds) {
+    return k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null);
+  }
+
+  /**
+   * Beside the RAPIDS Accelerator, a plain Parquet scan under a kernel is still Overlap's to decode
+   * on the GPU: RAPIDS replaced Spark's scan in the plan, so the input is planned again with RAPIDS
+   * off ({@link RapidsInput#planWithoutRapids}). That plan's columnar input when it is such a scan;
+   * {@code columnar} as it was otherwise, or when RAPIDS does not plan the session's queries.
+   */
+  private static ColumnarPlans.Columnar ownParquetScan(
+      org.apache.spark.sql.classic.Dataset<Row> ds,
+      Function<String, String> conf,
+      ColumnarPlans.Columnar columnar) {
+    if (!RapidsInput.inPlugins(conf)
+        || RapidsInput.rapidsOff(conf).isPresent()
+        || (columnar != null && columnar.parquetScan() != null)) {
+      return columnar;
+    }
+    ColumnarPlans.Columnar own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
+    return own != null && own.parquetScan() != null ? own : columnar;
   }
 
   /** One task of a write: its attempt's files committed, or aborted when it fails. */

@@ -114,6 +114,50 @@ class RapidsInputTest {
   }
 
   @Test
+  void columnsColumnarRddDoesNotExportAreNamed() {
+    // ColumnarRdd throws for these types: the batches are not asked for, whatever the plan.
+    SparkPlan wide = TestData.frame(spark, 10, 1).queryExecution().executedPlan();
+    assertEquals(
+        Optional.of(
+            "column 'dec38' is decimal(38,10), which RAPIDS' ColumnarRdd does not export"
+                + " (decimals of up to 18 digits, timestamps with a time zone)"),
+        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, wide, true));
+    SparkPlan ntz =
+        TestData.frame(spark, 10, 1).select("id", "ntz").queryExecution().executedPlan();
+    assertTrue(
+        RapidsInput.notExported(ntz.schema())
+            .orElseThrow()
+            .startsWith("column 'ntz' is timestamp_ntz"));
+    SparkPlan exported =
+        TestData.frame(spark, 10, 1).drop("dec38", "ntz").queryExecution().executedPlan();
+    assertEquals(Optional.empty(), RapidsInput.notExported(exported.schema()));
+    assertEquals(
+        Optional.empty(),
+        RapidsInput.notExported(
+            new org.apache.spark.sql.types.StructType()
+                .add("d18", org.apache.spark.sql.types.DataTypes.createDecimalType(18, 2))));
+  }
+
+  @Test
+  void planningAgainWithoutRapidsPutsTheSettingBack() throws Exception {
+    SparkSession s = spark.newSession();
+    String dir = java.nio.file.Files.createTempDirectory("rapids-replan").resolve("t").toString();
+    TestData.frame(s, 20, 1).drop("dec38", "ntz").write().parquet(dir);
+    var ds = (org.apache.spark.sql.classic.Dataset<org.apache.spark.sql.Row>) s.read().parquet(dir);
+    SparkPlan again = RapidsInput.planWithoutRapids(ds);
+    assertTrue(s.conf().getOption("spark.rapids.sql.enabled").isEmpty());
+    assertTrue(
+        dev.overlap.executor.spark.ColumnarPlans.columnar(again).parquetScan() != null,
+        again.treeString());
+    s.conf().set("spark.rapids.sql.enabled", "true");
+    RapidsInput.planWithoutRapids(ds);
+    assertEquals("true", s.conf().get("spark.rapids.sql.enabled"));
+    assertTrue(RapidsInput.inPlugins(withRapids()::get));
+    assertFalse(RapidsInput.inPlugins(Map.of("spark.plugins", "x.SQLPlugin")::get));
+    assertEquals(Optional.empty(), RapidsInput.rapidsOff(withRapids()::get));
+  }
+
+  @Test
   void withoutRapidsTheInputPathIsUnchangedAndNothingIsSaid() {
     assertFalse(RapidsInput.present(RapidsInputTest.class.getClassLoader()));
     SparkSession s = spark.newSession();

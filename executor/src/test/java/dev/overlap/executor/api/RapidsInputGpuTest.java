@@ -1,0 +1,237 @@
+package dev.overlap.executor.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.PinnedMemoryPool;
+import ai.rapids.cudf.Rmm;
+import dev.overlap.executor.spark.ExecutorState;
+import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.TestData;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Beside the RAPIDS Accelerator on a real GPU: both plugins in one local Spark session, the RAPIDS
+ * jar on the class path in place of cuDF's (it carries the same classes). Every type RAPIDS exports
+ * reaches the kernel as RAPIDS' device batches (no packing, no upload) and equals Spark SQL on the
+ * CPU; a type it does not export, or RAPIDS switched off for a query, takes Overlap's own path and
+ * says why. Nothing leaks in RMM (RAPIDS set it up; Overlap uses it) or in the pinned pool.
+ *
+ * <p>Run by {@code tools/gpu-suite.sh rapids} on a GPU machine that received the RAPIDS jar ({@code
+ * pack.sh --rapids}); tagged apart from the other GPU tests, which run without it.
+ */
+@Tag("rapids")
+class RapidsInputGpuTest {
+  private static final String[] NOT_EXPORTED = {"dec38", "ntz"};
+  private static SparkSession spark;
+  private static String exported;
+  private static String everyType;
+  private static long rmmBefore;
+
+  @BeforeAll
+  static void start() throws Exception {
+    assumeTrue(Cuda.isEnvCompatibleForTesting(), "no GPU");
+    boolean rapids;
+    try {
+      Class.forName("com.nvidia.spark.rapids.ColumnarRdd");
+      rapids = true;
+    } catch (ClassNotFoundException e) {
+      rapids = false;
+    }
+    assumeTrue(rapids, "the RAPIDS Accelerator's jar is not on the class path");
+    spark =
+        SparkSession.builder()
+            .master("local[4]")
+            .appName("rapids-input")
+            .config(
+                "spark.plugins", "com.nvidia.spark.SQLPlugin,dev.overlap.executor.OverlapPlugin")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.overlap.rapids.input", "AUTO")
+            .config("spark.overlap.staging.bufferSize", "1m")
+            .config("spark.overlap.staging.buffers", "3")
+            .config("spark.rapids.sql.concurrentGpuTasks", "2")
+            .config("spark.rapids.memory.pinnedPool.size", "512m")
+            // Several device batches per task.
+            .config("spark.rapids.sql.reader.batchSizeRows", "4000")
+            .config("spark.rapids.sql.explain", "NOT_ON_GPU")
+            .getOrCreate();
+    assertTrue(GpuStatus.current().gpu(), GpuStatus.current().reason());
+    java.nio.file.Path tmp = Files.createTempDirectory("overlap-rapids");
+    exported = tmp.resolve("exported").toString();
+    everyType = tmp.resolve("every-type").toString();
+    onCpu(
+        () -> {
+          TestData.frame(spark, 30_000, 5).drop(NOT_EXPORTED).write().parquet(exported);
+          TestData.frame(spark, 12_000, 3).write().parquet(everyType);
+          return null;
+        });
+    // RAPIDS on its own first: what it keeps between queries is the baseline.
+    assertEquals(1, spark.read().parquet(exported).selectExpr("sum(i64)").collectAsList().size());
+    rmmBefore = Rmm.getTotalBytesAllocated();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark == null) {
+      return;
+    }
+    try {
+      // Every task has ended: the device batches RAPIDS handed over are closed, and every pinned
+      // buffer is back (only Overlap's staging buffers, taken at start, remain).
+      assertEquals(rmmBefore, Rmm.getTotalBytesAllocated(), "device memory leaked");
+      long staging = 3L << 20;
+      long total = PinnedMemoryPool.getTotalPoolSizeBytes();
+      try (var rest = PinnedMemoryPool.tryAllocate(total - staging)) {
+        assertNotNull(rest, "pinned host memory leaked: " + total + " bytes in the pool");
+      }
+    } finally {
+      spark.stop();
+    }
+  }
+
+  /** Runs {@code f} with RAPIDS switched off for its queries: Spark's own CPU operators. */
+  private static <T> T onCpu(Supplier<T> f) {
+    spark.conf().set("spark.rapids.sql.enabled", "false");
+    try {
+      return f.get();
+    } finally {
+      spark.conf().set("spark.rapids.sql.enabled", "true");
+    }
+  }
+
+  private static List<String> cpuResult(String dir, String[] sql) {
+    return onCpu(() -> TestData.sorted(spark.read().parquet(dir).selectExpr(sql).collectAsList()));
+  }
+
+  @Test
+  void theOverlapPluginRunsOnRapidsMemory() {
+    assertTrue(ExecutorState.runtime().isPresent());
+    assertTrue(Rmm.isInitialized());
+  }
+
+  /** Runs {@code f} with {@code spark.overlap.rapids.input} set to {@code mode}. */
+  private static <T> T withMode(String mode, Supplier<T> f) {
+    spark.conf().set("spark.overlap.rapids.input", mode);
+    try {
+      return f.get();
+    } finally {
+      spark.conf().set("spark.overlap.rapids.input", "AUTO");
+    }
+  }
+
+  private static void assertRapidsBatches(PipelineReport report, long rows) {
+    assertEquals(Optional.empty(), report.rapidsNotTaken());
+    assertTrue(report.gpuTasks() > 0);
+    assertEquals(report.gpuTasks(), report.gpuTasks(InputPath.RAPIDS));
+    assertEquals(rows, report.rowsIn());
+    // Nothing packed on the host, nothing copied up: the batches were on the device already.
+    assertEquals(0, report.busyNanos(PipelineStage.PACK));
+    assertEquals(0, report.busyNanos(PipelineStage.UPLOAD));
+  }
+
+  @Test
+  void parquetOfEveryExportedTypeComesAsRapidsDeviceBatchesWithAlways() {
+    PipelineReport report = PipelineReport.create(spark);
+    List<String> got =
+        withMode(
+            "ALWAYS",
+            () ->
+                TestData.sorted(
+                    GpuPartitions.map(
+                            spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report)
+                        .collectAsList()));
+    assertEquals(cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), got);
+    assertRapidsBatches(report, 30_000);
+    assertTrue(report.batches() >= 30_000 / 4000, "batches: " + report.batches());
+  }
+
+  @Test
+  void aPlainParquetScanIsDecodedByOverlapWithAuto() {
+    PipelineReport report = PipelineReport.create(spark);
+    Dataset<Row> out =
+        GpuPartitions.map(spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report);
+    assertEquals(
+        cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), TestData.sorted(out.collectAsList()));
+    String why = report.rapidsNotTaken().orElseThrow();
+    assertTrue(why.startsWith("a plain Parquet scan, which Overlap decodes on the GPU"), why);
+    assertEquals(report.gpuTasks(), report.gpuTasks(InputPath.PARQUET));
+    assertTrue(report.parquetFiles() > 0);
+  }
+
+  @Test
+  void aPlanRapidsComputesComesAsItsDeviceBatchesWithAuto() {
+    // A filter on the GPU: more than a scan, so RAPIDS' batches are taken.
+    Dataset<Row> df = spark.read().parquet(exported).filter("id % 3 <> 1");
+    PipelineReport report = PipelineReport.create(spark);
+    List<String> got =
+        TestData.sorted(GpuPartitions.map(df, AllTypesKernel.withoutNtz(), report).collectAsList());
+    List<String> expected =
+        onCpu(
+            () ->
+                TestData.sorted(
+                    spark
+                        .read()
+                        .parquet(exported)
+                        .filter("id % 3 <> 1")
+                        .selectExpr(AllTypesKernel.SQL_WITHOUT_NTZ)
+                        .collectAsList()));
+    assertEquals(expected, got);
+    assertRapidsBatches(report, expected.size());
+  }
+
+  @Test
+  void rowsUnderAdaptiveExecutionComeAsDeviceBatchesToo() {
+    // A shuffle makes the plan adaptive: RAPIDS places its stages as they run.
+    Dataset<Row> df = TestData.frame(spark, 20_000, 6).drop(NOT_EXPORTED);
+    PipelineReport report = PipelineReport.create(spark);
+    List<String> got =
+        TestData.sorted(GpuPartitions.map(df, AllTypesKernel.withoutNtz(), report).collectAsList());
+    List<String> expected =
+        onCpu(() -> TestData.sorted(df.selectExpr(AllTypesKernel.SQL_WITHOUT_NTZ).collectAsList()));
+    assertEquals(expected, got);
+    assertRapidsBatches(report, 20_000);
+  }
+
+  @Test
+  void aTypeRapidsDoesNotExportTakesOverlapsOwnPathAndSaysWhy() {
+    PipelineReport report = PipelineReport.create(spark);
+    Dataset<Row> out =
+        GpuPartitions.map(spark.read().parquet(everyType), new AllTypesKernel(), report);
+    assertEquals(cpuResult(everyType, AllTypesKernel.SQL), TestData.sorted(out.collectAsList()));
+    String why = report.rapidsNotTaken().orElseThrow();
+    assertTrue(why.startsWith("column 'dec38' is decimal(38,10)"), why);
+    // Still no rows packed: RAPIDS is off while the input is planned again, and Overlap decodes.
+    assertEquals(report.gpuTasks(), report.gpuTasks(InputPath.PARQUET));
+    assertTrue(report.gpuTasks() > 0);
+  }
+
+  @Test
+  void rapidsSwitchedOffForAQueryIsNamed() {
+    PipelineReport report = PipelineReport.create(spark);
+    List<String> got =
+        onCpu(
+            () ->
+                TestData.sorted(
+                    GpuPartitions.map(
+                            spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report)
+                        .collectAsList()));
+    assertEquals(cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), got);
+    assertEquals(Optional.of("spark.rapids.sql.enabled=false"), report.rapidsNotTaken());
+    assertEquals(0, report.gpuTasks(InputPath.RAPIDS));
+    assertTrue(report.gpuTasks(InputPath.PARQUET) > 0);
+  }
+}
