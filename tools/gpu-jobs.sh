@@ -9,9 +9,10 @@
 #                                  memory), etl-sql (etl with --engine spark-sql on Spark's CPU
 #                                  engine), etl-rapids (the same on the RAPIDS Accelerator, from
 #                                  GPU_BUNDLE_RAPIDS_JAR), etl-both (etl's kernels with both
-#                                  plugins: RAPIDS scans, its device batches go to the kernels),
-#                                  compare-etl-sql, compare-etl-rapids and compare-etl-both (each
-#                                  against etl's GPU path); TPC-H is generated first when missing
+#                                  plugins, spark.overlap.rapids.input=AUTO), etl-both-always (the
+#                                  same with ALWAYS: RAPIDS scans, its device batches go to the
+#                                  kernels), compare-etl-sql, compare-etl-rapids, compare-etl-both
+#                                  and compare-etl-both-always (each against etl's GPU path); TPC-H is generated first when missing
 #   REPEAT (etl steps' --repeat, default 1), SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
 #   job's command line, e.g. "--conf spark.overlap.pinned.poolSize=32g")
 set -uo pipefail
@@ -66,11 +67,13 @@ for step in "${steps[@]}"; do
         --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-rapids --overwrite --engine spark-sql "${mem[@]}" \
         --conf spark.plugins=com.nvidia.spark.SQLPlugin --conf spark.rapids.sql.concurrentGpuTasks=2 \
         --conf spark.rapids.memory.pinnedPool.size=4g ;;
-    etl-both)
-      OVERLAP_RAPIDS_JAR="${GPU_BUNDLE_RAPIDS_JAR:?pack with --rapids}" run etl-both etl \
-        --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-both --overwrite "${mem[@]}" \
+    etl-both | etl-both-always)
+      mode=AUTO
+      [[ "$step" == etl-both-always ]] && mode=ALWAYS
+      OVERLAP_RAPIDS_JAR="${GPU_BUNDLE_RAPIDS_JAR:?pack with --rapids}" run "$step" etl \
+        --repeat "${REPEAT:-1}" --input "$data/lineitem" --output "/tmp/out-$step" --overwrite "${mem[@]}" \
         --conf spark.plugins=com.nvidia.spark.SQLPlugin,dev.overlap.executor.OverlapPlugin \
-        --conf spark.overlap.rapids.input=AUTO --conf spark.rapids.sql.concurrentGpuTasks=2 \
+        --conf spark.overlap.rapids.input=$mode --conf spark.rapids.sql.concurrentGpuTasks=2 \
         --conf spark.rapids.memory.pinnedPool.size=4g ;;
     etl-sql) run etl-sql etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-sql --overwrite --engine spark-sql "${mem[@]}" ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
@@ -85,9 +88,9 @@ for step in "${steps[@]}"; do
     compare-etl-rapids)
       cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-rapids/q1 l_returnflag,l_linestatus
       cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-rapids/q6 revenue ;;
-    compare-etl-both)
-      cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-both/q1 l_returnflag,l_linestatus
-      cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-both/q6 revenue ;;
+    compare-etl-both | compare-etl-both-always)
+      cmp /tmp/out-etl-gpu/q1 "/tmp/out-${step#compare-}/q1" l_returnflag,l_linestatus
+      cmp /tmp/out-etl-gpu/q6 "/tmp/out-${step#compare-}/q6" revenue ;;
     compare-features)
       # The GPU path's first pass merges partial statistics in another order than Spark's: the
       # standardized keys may differ in the last bits, so rows are matched by the keys' order.
