@@ -13,6 +13,7 @@
 #                                  same with ALWAYS: RAPIDS scans, its device batches go to the
 #                                  kernels), compare-etl-sql, compare-etl-rapids, compare-etl-both
 #                                  and compare-etl-both-always (each against etl's GPU path); TPC-H is generated first when missing
+#   RAPIDS_PINNED (spark.rapids.memory.pinnedPool.size of the RAPIDS steps, default 8g),
 #   REPEAT (etl steps' --repeat, default 1), SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
 #   job's command line, e.g. "--conf spark.overlap.pinned.poolSize=32g")
 set -uo pipefail
@@ -66,7 +67,7 @@ for step in "${steps[@]}"; do
       OVERLAP_RAPIDS_JAR="${GPU_BUNDLE_RAPIDS_JAR:?pack with --rapids}" run etl-rapids etl \
         --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-rapids --overwrite --engine spark-sql "${mem[@]}" \
         --conf spark.plugins=com.nvidia.spark.SQLPlugin --conf spark.rapids.sql.concurrentGpuTasks=2 \
-        --conf spark.rapids.memory.pinnedPool.size=4g ;;
+        --conf spark.rapids.memory.pinnedPool.size="${RAPIDS_PINNED:-8g}" ;;
     etl-both | etl-both-always)
       mode=AUTO
       [[ "$step" == etl-both-always ]] && mode=ALWAYS
@@ -74,7 +75,7 @@ for step in "${steps[@]}"; do
         --repeat "${REPEAT:-1}" --input "$data/lineitem" --output "/tmp/out-$step" --overwrite "${mem[@]}" \
         --conf spark.plugins=com.nvidia.spark.SQLPlugin,dev.overlap.executor.OverlapPlugin \
         --conf spark.overlap.rapids.input=$mode --conf spark.rapids.sql.concurrentGpuTasks=2 \
-        --conf spark.rapids.memory.pinnedPool.size=4g ;;
+        --conf spark.rapids.memory.pinnedPool.size="${RAPIDS_PINNED:-8g}" ;;
     etl-sql) run etl-sql etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-sql --overwrite --engine spark-sql "${mem[@]}" ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
     features-pageable) run features-pageable features --input "$data/lineitem" --output /tmp/out-features-pageable --overwrite "${mem[@]}" --conf spark.overlap.results.pinned=false ;;

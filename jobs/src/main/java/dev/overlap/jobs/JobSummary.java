@@ -72,6 +72,12 @@ final class JobSummary {
                   r.parquetRowGroups(),
                   r.parquetCompressedBytes() / 1e9,
                   r.decodeNanos() / 1e9);
+        } else if (p == InputPath.RAPIDS) {
+          what +=
+              String.format(
+                  Locale.ROOT,
+                  ": made by RAPIDS' operators in %.2f s, summed over the task threads",
+                  r.rapidsBatchNanos() / 1e9);
         }
         paths.add(what + ")");
       }

@@ -140,4 +140,26 @@ class EtlEnginesTest {
       throw new java.io.UncheckedIOException(e);
     }
   }
+
+  @Test
+  void theOverlapEnginesTailLeavesRapidsOutAndPutsItsSettingBack() throws Exception {
+    var conf = spark.newSession().conf();
+    String key = "spark.rapids.sql.enabled";
+    try (AutoCloseable off =
+        EtlJob.withoutRapids(
+            "com.nvidia.spark.SQLPlugin, dev.overlap.executor.OverlapPlugin", conf)) {
+      org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
+    }
+    org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
+    conf.set(key, "true");
+    try (AutoCloseable off = EtlJob.withoutRapids("com.nvidia.spark.SQLPlugin", conf)) {
+      org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
+    }
+    org.junit.jupiter.api.Assertions.assertEquals("true", conf.get(key));
+    // Without RAPIDS in spark.plugins nothing is touched.
+    conf.unset(key);
+    try (AutoCloseable off = EtlJob.withoutRapids("dev.overlap.executor.OverlapPlugin", conf)) {
+      org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
+    }
+  }
 }

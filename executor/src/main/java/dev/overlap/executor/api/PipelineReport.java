@@ -75,6 +75,12 @@ public interface PipelineReport extends Serializable {
   /** Summed time the task threads waited for results from the GPU. */
   long resultWaitNanos();
 
+  /**
+   * Beside the RAPIDS Accelerator: summed time the task threads spent getting its device batches
+   * (its operators, a scan among them, run on those threads), none of it packing.
+   */
+  long rapidsBatchNanos();
+
   /** A stage's busy seconds; packing's divided by the number of threads that pack at once. */
   private double stageSeconds(PipelineStage s, int packingThreads) {
     return busyNanos(s) / 1e9 / (s == PipelineStage.PACK ? Math.max(1, packingThreads) : 1);

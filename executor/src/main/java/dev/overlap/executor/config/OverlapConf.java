@@ -188,7 +188,7 @@ public final class OverlapConf {
                   + " they are not taken, a plain Parquet scan is still Overlap's, and any other"
                   + " plan's rows are packed. The job summary's input line says which path ran, or"
                   + " why the RAPIDS batches were not taken.")
-          .enumConf(RapidsInput.class, RapidsInput.OFF);
+          .enumConf(RapidsInput.class, RapidsInput.AUTO);
 
   public static final ConfigEntry<Long> PARQUET_BATCH_BYTES =
       ConfigEntry.builder(PREFIX + "parquet.batchBytes")

@@ -131,6 +131,12 @@ public final class DeviceTables {
     public long rowsRead() {
       return rowsRead;
     }
+
+    /** A fill waits for the other plugin's operators to make the table: no packing. */
+    @Override
+    public boolean packsOnHost() {
+      return false;
+    }
   }
 
   /**

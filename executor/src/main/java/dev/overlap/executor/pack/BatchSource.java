@@ -24,4 +24,13 @@ public interface BatchSource<S, H extends AutoCloseable> {
 
   /** Rows read from the input so far. */
   long rowsRead();
+
+  /**
+   * Whether {@link #fill} packs on the host, the time it takes reported as host packing; false for
+   * a source whose fill waits for device batches another plugin makes on the task's thread (the
+   * RAPIDS Accelerator's operators), its time reported as that plugin's.
+   */
+  default boolean packsOnHost() {
+    return true;
+  }
 }

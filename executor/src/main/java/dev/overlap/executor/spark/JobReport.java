@@ -28,6 +28,7 @@ public final class JobReport implements PipelineReport {
   private final LongAccumulator cpuTasks;
   private final LongAccumulator stagingWait;
   private final LongAccumulator resultWait;
+  private final LongAccumulator rapidsNanos;
   private final LongAccumulator cpuKernel;
   private final Map<PipelineStage, LongAccumulator> busy = new EnumMap<>(PipelineStage.class);
   private final Map<InputPath, LongAccumulator> pathTasks = new EnumMap<>(InputPath.class);
@@ -48,6 +49,7 @@ public final class JobReport implements PipelineReport {
     cpuTasks = sc.longAccumulator("overlap.cpuTasks");
     stagingWait = sc.longAccumulator("overlap.waitNanos.staging");
     resultWait = sc.longAccumulator("overlap.waitNanos.results");
+    rapidsNanos = sc.longAccumulator("overlap.rapidsNanos");
     cpuKernel = sc.longAccumulator("overlap.busyNanos.cpuKernel");
     for (PipelineStage s : PipelineStage.values()) {
       busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
@@ -102,6 +104,7 @@ public final class JobReport implements PipelineReport {
    * @param busyNanos busy nanoseconds per stage spent on this task's batches
    * @param stagingWaitNanos time the task's thread waited for a free pinned staging buffer
    * @param resultWaitNanos time the task's thread waited for a result from the GPU
+   * @param rapidsNanos time the task's thread waited for the RAPIDS Accelerator's device batches
    */
   public record GpuTask(
       InputPath path,
@@ -111,7 +114,8 @@ public final class JobReport implements PipelineReport {
       long bytes,
       Map<PipelineStage, Long> busyNanos,
       long stagingWaitNanos,
-      long resultWaitNanos) {}
+      long resultWaitNanos,
+      long rapidsNanos) {}
 
   /** Adds one task that ran on the GPU; called on the executor. */
   public void addGpuTask(GpuTask t) {
@@ -119,6 +123,7 @@ public final class JobReport implements PipelineReport {
     pathTasks.get(t.path()).add(1);
     stagingWait.add(t.stagingWaitNanos());
     resultWait.add(t.resultWaitNanos());
+    rapidsNanos.add(t.rapidsNanos());
     rowsIn.add(t.rowsIn());
     rowsOut.add(t.rowsOut());
     batches.add(t.batches());
@@ -218,5 +223,10 @@ public final class JobReport implements PipelineReport {
   @Override
   public long resultWaitNanos() {
     return resultWait.value();
+  }
+
+  @Override
+  public long rapidsBatchNanos() {
+    return rapidsNanos.value();
   }
 }

@@ -302,7 +302,8 @@ public final class PartitionRunner implements Serializable {
             f.bytes(),
             nanos,
             f.stagingWaitNanos(),
-            f.resultWaitNanos()));
+            f.resultWaitNanos(),
+            path == InputPath.RAPIDS ? f.upstreamNanos() : 0));
   }
 
   // ---- results: rows back to Spark, or Parquet files written by the task ----------------------

@@ -79,10 +79,10 @@ final class RapidsInput {
       return type;
     }
     if (plan instanceof AdaptiveSparkPlanExec) {
-      // Adaptive execution applies RAPIDS' rules stage by stage, after this decision: the plan
-      // cannot tell yet. ColumnarRdd gives device batches either way (from RAPIDS' operators, or
-      // by converting rows when the last operator stays on the CPU).
-      return Optional.empty();
+      // Under adaptive execution the plan cannot be judged before it runs, and ColumnarRdd may
+      // not find RAPIDS' batches: then it converts rows on the host, as packing does, and that
+      // conversion fails on dates in RAPIDS 26.08.1 (seen on a GPU: a shuffle over local rows).
+      return Optional.of(ADAPTIVE);
     }
     SparkPlan top = plan;
     if (!onGpu(top)) {
@@ -135,6 +135,11 @@ final class RapidsInput {
     }
     return Optional.empty();
   }
+
+  /** Why a plan under adaptive execution does not give its device batches. */
+  static final String ADAPTIVE =
+      "the plan runs under adaptive execution (a shuffle below the kernel), where RAPIDS'"
+          + " ColumnarRdd converts rows on the host instead of handing over its batches";
 
   /** Why AUTO left a plain Parquet scan's batches to Overlap. */
   static final String OWN_SCAN =

@@ -50,7 +50,9 @@ public final class TaskDriver<
   /**
    * What the task did, reported once when it ends.
    *
-   * @param packNanos time the task's thread spent filling batches
+   * @param packNanos time the task's thread spent filling batches on the host
+   * @param upstreamNanos time the task's thread spent waiting for device batches another plugin
+   *     made ({@link BatchSource#packsOnHost} false)
    * @param busyNanos time the pipeline's threads spent on this task's batches, per stage
    * @param stagingWaitNanos time the task's thread waited for a free staging buffer
    * @param resultWaitNanos time the task's thread waited for a result
@@ -61,6 +63,7 @@ public final class TaskDriver<
       long batches,
       long bytes,
       long packNanos,
+      long upstreamNanos,
       Map<Stage, Long> busyNanos,
       long stagingWaitNanos,
       long resultWaitNanos) {}
@@ -78,6 +81,7 @@ public final class TaskDriver<
   private long batches;
   private long bytes;
   private long packNanos;
+  private long upstreamNanos;
   private long packed;
   private long stagingWait;
   private long resultWait;
@@ -220,8 +224,12 @@ public final class TaskDriver<
         more = source.more();
         end = System.nanoTime();
         long took = end - start;
-        pipeline.metrics().addPacking(took);
-        packNanos += took;
+        if (source.packsOnHost()) {
+          pipeline.metrics().addPacking(took);
+          packNanos += took;
+        } else {
+          upstreamNanos += took;
+        }
         StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
         if (batch.rows() == 0) {
           batch.close();
@@ -270,6 +278,7 @@ public final class TaskDriver<
               batches,
               bytes,
               packNanos,
+              upstreamNanos,
               nanos,
               stagingWait,
               resultWait));

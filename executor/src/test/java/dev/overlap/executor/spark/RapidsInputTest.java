@@ -100,7 +100,7 @@ class RapidsInputTest {
         Optional.of("spark.overlap.enabled=false"),
         RapidsInput.whyNot(
             withRapids()::get, OverlapConf.RapidsInput.AUTO, false, cpuPlan(), true));
-    // Under adaptive execution RAPIDS places stages later: the plan is not judged by its nodes.
+    // Under adaptive execution ColumnarRdd converts rows instead of handing over its batches.
     SparkSession aqe = spark.newSession();
     aqe.conf().set("spark.sql.adaptive.enabled", "true");
     SparkPlan adaptive =
@@ -109,7 +109,7 @@ class RapidsInputTest {
         adaptive instanceof org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec,
         adaptive.getClass().getName());
     assertEquals(
-        Optional.empty(),
+        Optional.of(RapidsInput.ADAPTIVE),
         RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, adaptive, true));
   }
 

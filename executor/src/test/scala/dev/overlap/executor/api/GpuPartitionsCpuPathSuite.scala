@@ -105,7 +105,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
       PipelineStage.DOWNLOAD -> secs(0.5)
     ).asJava
     report.asInstanceOf[JobReport].addGpuTask(
-      new JobReport.GpuTask(dev.overlap.executor.api.InputPath.ROWS, 10, 10, 2, 100, busy, (4 * 1e9).toLong, (2 * 1e9).toLong))
+      new JobReport.GpuTask(dev.overlap.executor.api.InputPath.ROWS, 10, 10, 2, 100, busy, (4 * 1e9).toLong, (2 * 1e9).toLong, 0L))
     val wall = (4 * 1e9).toLong
     // Packing ran on 4 threads: 2 s each, less than compute's 3 s.
     assert(report.bottleneck(4) == PipelineStage.COMPUTE)
