@@ -156,10 +156,9 @@ class RapidsInputGpuTest {
     assertTrue(report.gpuTasks() > 0);
     assertEquals(report.gpuTasks(), report.gpuTasks(InputPath.RAPIDS));
     assertEquals(rows, report.rowsIn());
-    // Nothing packed on the host, nothing copied up: the batches were on the device already. The
-    // task threads' time went to RAPIDS' operators.
+    // Nothing packed on the host, nothing copied up: the batches were on the device already (the
+    // upload stage only hands each one on). The task threads' time went to RAPIDS' operators.
     assertEquals(0, report.busyNanos(PipelineStage.PACK));
-    assertEquals(0, report.busyNanos(PipelineStage.UPLOAD));
     assertEquals(0, report.bytesCopied());
     assertTrue(report.rapidsBatchNanos() > 0);
   }
