@@ -270,7 +270,7 @@ public final class EtlJob {
    * until the returned handle is closed, which puts the setting back. The overlap engine's tail
    * (adding up the kernels' partial rows, writing a handful of rows) gains nothing on the GPU:
    * RAPIDS would copy those rows up and back, and its first use of each operator costs more than
-   * the CPU takes (docs/benchmarks.md, twelfth set). Without RAPIDS, nothing is changed.
+   * the CPU takes (docs/benchmarks.md, eleventh set). Without RAPIDS, nothing is changed.
    */
   static AutoCloseable withoutRapids(SparkSession spark) {
     return withoutRapids(spark.conf().get("spark.plugins", ""), spark.conf());
