@@ -214,27 +214,29 @@ public final class EtlJob {
     EtlShape shape = EtlShape.of(lineitem); // refuses unusable input before any work
     Dataset<Row> q1;
     Dataset<Row> q6;
-    AutoCloseable tail = () -> {};
+    PipelineReport r1 = null;
+    PipelineReport r6 = null;
     if (engine.equals(SPARK_SQL)) {
-      q1 = sqlQ1(lineitem, shape).cache();
-      q6 = sparkQ6(lineitem, shape).cache();
+      q1 = sqlQ1(lineitem, shape);
+      q6 = sparkQ6(lineitem, shape);
     } else if (engine.equals(OVERLAP)) {
-      PipelineReport r1 = PipelineReport.create(spark);
-      Dataset<Row> p1 = q1(lineitem, shape, r1);
-      PipelineReport r6 = PipelineReport.create(spark);
-      Dataset<Row> p6 = q6(lineitem, shape, r6);
-      // The kernels' input is planned (with the RAPIDS Accelerator, when the session has it): what
-      // is left is Spark adding up a few hundred partial rows.
-      tail = withoutRapids(spark);
-      q1 = p1.cache();
-      q6 = p6.cache();
-      summary.add("Q1", r1);
-      summary.add("Q6", r6);
+      r1 = PipelineReport.create(spark);
+      q1 = q1(lineitem, shape, r1);
+      r6 = PipelineReport.create(spark);
+      q6 = q6(lineitem, shape, r6);
     } else {
       throw new IllegalArgumentException("no etl engine '" + engine + "'");
     }
+    // With the overlap engine the kernels' input is planned (with the RAPIDS Accelerator, when the
+    // session has it): what is left is Spark adding up a few hundred partial rows.
     long rows;
-    try (AutoCloseable restore = tail) {
+    try (AutoCloseable restore = engine.equals(OVERLAP) ? withoutRapids(spark) : () -> {}) {
+      q1 = q1.cache();
+      q6 = q6.cache();
+      if (r1 != null) {
+        summary.add("Q1", r1);
+        summary.add("Q6", r6);
+      }
       t = summary.phaseSince("plan", t, "input listed, its schema read and checked");
       // Each query runs to its cached result on its own, so that its time is its own.
       rows = q1.count();
@@ -249,18 +251,18 @@ public final class EtlJob {
       q1.show(false);
       System.out.println("TPC-H Q6 (forecast revenue change):");
       q6.show(false);
+      summary.note("engine", engineLine(engine, q1, q6));
+      q1.unpersist(true);
+      q6.unpersist(true);
+      if (repeat > 1) {
+        // After the unpersist: a warm run computes its query, it does not read the cached result.
+        summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
+        summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
+      }
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
       throw new IllegalStateException(e);
-    }
-    summary.note("engine", engineLine(engine, q1, q6));
-    q1.unpersist(true);
-    q6.unpersist(true);
-    if (repeat > 1) {
-      // After the unpersist: a warm run computes its query, it does not read the cached result.
-      summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
-      summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
     }
     return rows;
   }
@@ -277,12 +279,8 @@ public final class EtlJob {
   }
 
   static AutoCloseable withoutRapids(String plugins, org.apache.spark.sql.RuntimeConfig conf) {
-    boolean rapids = false;
-    for (String p : plugins.split(",")) {
-      rapids |= p.trim().equals("com.nvidia.spark.SQLPlugin");
-    }
     String key = "spark.rapids.sql.enabled";
-    if (!rapids) {
+    if (!rapidsInPlugins(plugins)) {
       return () -> {};
     }
     String before = conf.getOption(key).getOrElse(() -> null);
@@ -294,6 +292,16 @@ public final class EtlJob {
         conf.set(key, before);
       }
     };
+  }
+
+  /** Whether {@code spark.plugins}' value lists the RAPIDS Accelerator. */
+  static boolean rapidsInPlugins(String plugins) {
+    for (String p : plugins.split(",")) {
+      if (p.trim().equals("com.nvidia.spark.SQLPlugin")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether a printed physical plan holds operators of the RAPIDS Accelerator. */
@@ -309,10 +317,7 @@ public final class EtlJob {
     if (!engine.equals(SPARK_SQL)) {
       return engine
           + " (Overlap's kernels, Spark adds up their partial aggregates"
-          + (q1.sparkSession()
-                  .conf()
-                  .get("spark.plugins", "")
-                  .contains("com.nvidia.spark.SQLPlugin")
+          + (rapidsInPlugins(q1.sparkSession().conf().get("spark.plugins", ""))
               ? " on the CPU, the RAPIDS Accelerator left out of that tail)"
               : ")");
     }

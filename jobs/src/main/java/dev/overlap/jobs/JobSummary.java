@@ -76,7 +76,8 @@ final class JobSummary {
           what +=
               String.format(
                   Locale.ROOT,
-                  ": made by RAPIDS' operators in %.2f s, summed over the task threads",
+                  ": %.2f s waiting for them, summed over the task threads: RAPIDS' operators,"
+                      + " its GPU admission, the cast to the kernel's types",
                   r.rapidsBatchNanos() / 1e9);
         }
         paths.add(what + ")");

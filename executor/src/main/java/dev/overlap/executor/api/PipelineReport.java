@@ -76,8 +76,9 @@ public interface PipelineReport extends Serializable {
   long resultWaitNanos();
 
   /**
-   * Beside the RAPIDS Accelerator: summed time the task threads spent getting its device batches
-   * (its operators, a scan among them, run on those threads), none of it packing.
+   * Beside the RAPIDS Accelerator: summed time the task threads spent getting its device batches:
+   * its operators (a scan among them) run on those threads, its GPU admission, the cast to the
+   * kernel's input types. None of it is packing.
    */
   long rapidsBatchNanos();
 

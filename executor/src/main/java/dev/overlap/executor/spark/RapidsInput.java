@@ -17,8 +17,14 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructField;
@@ -58,6 +64,35 @@ final class RapidsInput {
       boolean overlapEnabled,
       SparkPlan plan,
       boolean onClassPath) {
+    Optional<String> before =
+        beforePlanning(conf, mode, overlapEnabled, plan.schema(), onClassPath);
+    if (before == null || before.isPresent()) {
+      return before;
+    }
+    if (plan instanceof AdaptiveSparkPlanExec) {
+      // Under adaptive execution the plan cannot be judged before it runs, and ColumnarRdd may
+      // not find RAPIDS' batches: then it converts rows on the host, as packing does, and that
+      // conversion fails on dates in RAPIDS 26.08.1 (seen on a GPU: a shuffle over local rows).
+      return Optional.of(ADAPTIVE);
+    }
+    SparkPlan top = plan;
+    if (!onGpu(top)) {
+      return Optional.of(
+          "RAPIDS did not place the plan on the GPU (its last operator is " + top.nodeName() + ")");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The reasons of {@link #whyNot} that need no physical plan: the settings, the class path, the
+   * columns' types. Null when RAPIDS is not in {@code spark.plugins}; empty when none applies.
+   */
+  static Optional<String> beforePlanning(
+      Function<String, String> conf,
+      OverlapConf.RapidsInput mode,
+      boolean overlapEnabled,
+      StructType schema,
+      boolean onClassPath) {
     if (!inPlugins(conf)) {
       return null;
     }
@@ -74,22 +109,42 @@ final class RapidsInput {
     if (off.isPresent()) {
       return off;
     }
-    Optional<String> type = notExported(plan.schema());
-    if (type.isPresent()) {
-      return type;
+    return notExported(schema);
+  }
+
+  /**
+   * Whether a plain Parquet scan under a kernel is planned without RAPIDS and decoded by Overlap
+   * before RAPIDS' plan is even made: RAPIDS is in {@code spark.plugins} and plans the session's
+   * queries, Overlap runs the kernel on the GPU and decodes Parquet there, and the setting does not
+   * ask for RAPIDS' batches of plain scans ({@code ALWAYS}).
+   *
+   * @param mode null for a write, which never takes RAPIDS' batches
+   */
+  static boolean ownScanFirst(
+      Function<String, String> conf,
+      OverlapConf.RapidsInput mode,
+      boolean overlapEnabled,
+      OverlapConf.ParquetDecode decode) {
+    return inPlugins(conf)
+        && rapidsOff(conf).isEmpty()
+        && overlapEnabled
+        && decode != OverlapConf.ParquetDecode.HOST
+        && mode != OverlapConf.RapidsInput.ALWAYS;
+  }
+
+  /**
+   * Whether the optimized logical plan reads Parquet files and at most selects or computes columns
+   * of them (projections and aliases over one Parquet relation): a candidate for Overlap's own
+   * scan. Whether it is one is decided on the physical plan ({@link ColumnarPlans#columnar}).
+   */
+  static boolean plainParquet(LogicalPlan plan) {
+    LogicalPlan p = plan;
+    while (p instanceof Project || p instanceof SubqueryAlias) {
+      p = p.children().head();
     }
-    if (plan instanceof AdaptiveSparkPlanExec) {
-      // Under adaptive execution the plan cannot be judged before it runs, and ColumnarRdd may
-      // not find RAPIDS' batches: then it converts rows on the host, as packing does, and that
-      // conversion fails on dates in RAPIDS 26.08.1 (seen on a GPU: a shuffle over local rows).
-      return Optional.of(ADAPTIVE);
-    }
-    SparkPlan top = plan;
-    if (!onGpu(top)) {
-      return Optional.of(
-          "RAPIDS did not place the plan on the GPU (its last operator is " + top.nodeName() + ")");
-    }
-    return Optional.empty();
+    return p instanceof LogicalRelation r
+        && r.relation() instanceof HadoopFsRelation fs
+        && fs.fileFormat() instanceof ParquetFileFormat;
   }
 
   /**
@@ -138,8 +193,9 @@ final class RapidsInput {
 
   /** Why a plan under adaptive execution does not give its device batches. */
   static final String ADAPTIVE =
-      "the plan runs under adaptive execution (a shuffle below the kernel), where RAPIDS'"
-          + " ColumnarRdd converts rows on the host instead of handing over its batches";
+      "the plan runs under adaptive execution (an exchange below the kernel: a join, an"
+          + " aggregation, a repartition), where RAPIDS' ColumnarRdd converts rows on the host"
+          + " instead of handing over its batches";
 
   /** Why AUTO left a plain Parquet scan's batches to Overlap. */
   static final String OWN_SCAN =
@@ -147,26 +203,26 @@ final class RapidsInput {
           + OverlapConf.RAPIDS_INPUT.key()
           + "=ALWAYS takes RAPIDS' batches)";
 
+  /** Why a write's input is Overlap's own plain Parquet scan, not RAPIDS' plan of it. */
+  static final String WRITE_OWN_SCAN =
+      "a plain Parquet scan, which Overlap decodes on the GPU itself (GpuPartitions.write does not"
+          + " take RAPIDS' batches)";
+
+  /** Why a write's input is not RAPIDS' device batches. */
+  static final String WRITE_NOT_TAKEN = "GpuPartitions.write does not take RAPIDS' batches";
+
   /**
-   * {@code ds} planned by Spark alone, RAPIDS off for its planning only: RAPIDS replaces Spark's
-   * Parquet scan with its own, which Overlap cannot read from. The plan is made (and RAPIDS'
-   * setting put back) before this returns; running it later does not consult the setting again.
+   * {@code ds} planned by Spark alone: RAPIDS replaces Spark's Parquet scan with its own, which
+   * Overlap cannot read from. Planned in a clone of the session with RAPIDS off, so that the
+   * session itself, and queries other threads plan in it meanwhile, are untouched; running the plan
+   * later does not consult the setting again.
    */
   static SparkPlan planWithoutRapids(org.apache.spark.sql.classic.Dataset<Row> ds) {
-    org.apache.spark.sql.RuntimeConfig conf = ds.sparkSession().conf();
-    String key = "spark.rapids.sql.enabled";
-    String before = conf.getOption(key).getOrElse(() -> null);
-    conf.set(key, "false");
-    try {
-      // A new Dataset over the same logical plan, so that it is planned again.
-      return ds.alias("overlap_input").queryExecution().executedPlan();
-    } finally {
-      if (before == null) {
-        conf.unset(key);
-      } else {
-        conf.set(key, before);
-      }
-    }
+    org.apache.spark.sql.classic.SparkSession clone = ds.sparkSession().cloneSession();
+    clone.conf().set("spark.rapids.sql.enabled", "false");
+    return org.apache.spark.sql.classic.Dataset.ofRows(clone, ds.logicalPlan())
+        .queryExecution()
+        .executedPlan();
   }
 
   static boolean present(ClassLoader loader) {

@@ -56,25 +56,28 @@ public final class SparkEngine implements Engine {
     Map<String, String> settings =
         OverlapConf.jobSettings(k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null));
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
-    SparkPlan plan = ds.queryExecution().executedPlan();
     Function<String, String> sparkConf = sparkConf(ds);
-    OverlapConf.RapidsInput mode = OverlapConf.fromMap(settings).get(OverlapConf.RAPIDS_INPUT);
-    Optional<String> rapids =
-        RapidsInput.whyNot(
-            sparkConf,
-            mode,
-            OverlapConf.fromMap(settings).get(OverlapConf.ENABLED),
-            plan,
-            RapidsInput.present(SparkEngine.class.getClassLoader()));
-    boolean takeRapids = rapids != null && rapids.isEmpty();
-    ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
-    if (!(takeRapids && mode == OverlapConf.RapidsInput.ALWAYS)) {
-      ColumnarPlans.Columnar own = ownParquetScan(ds, sparkConf, columnar);
-      if (own != columnar && takeRapids) {
-        rapids = Optional.of(RapidsInput.OWN_SCAN);
-        takeRapids = false;
-      }
-      columnar = own;
+    OverlapConf job = OverlapConf.fromMap(settings);
+    OverlapConf.RapidsInput mode = job.get(OverlapConf.RAPIDS_INPUT);
+    boolean enabled = job.get(OverlapConf.ENABLED);
+    boolean onClassPath = RapidsInput.present(SparkEngine.class.getClassLoader());
+    // Beside RAPIDS, a plain Parquet scan is planned without it first: Overlap decodes it itself.
+    ColumnarPlans.Columnar columnar =
+        RapidsInput.ownScanFirst(sparkConf, mode, enabled, job.get(OverlapConf.PARQUET_DECODE))
+            ? ownParquetScan(ds)
+            : null;
+    Optional<String> rapids;
+    boolean takeRapids;
+    if (columnar != null) {
+      Optional<String> before =
+          RapidsInput.beforePlanning(sparkConf, mode, enabled, in, onClassPath);
+      rapids = Optional.of(before.orElse(RapidsInput.OWN_SCAN));
+      takeRapids = false;
+    } else {
+      SparkPlan plan = ds.queryExecution().executedPlan();
+      rapids = RapidsInput.whyNot(sparkConf, mode, enabled, plan, onClassPath);
+      takeRapids = rapids != null && rapids.isEmpty();
+      columnar = ColumnarPlans.columnar(plan);
     }
     if (writer != null && rapids != null) {
       writer.rapidsNotTaken(rapids.orElse(null));
@@ -121,19 +124,28 @@ public final class SparkEngine implements Engine {
         (org.apache.spark.sql.classic.Dataset<Row>) input;
     OverlapConf.checkKnownKeys(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
-    PartitionRunner runner =
-        new PartitionRunner(
-            kernel,
-            in,
-            out,
-            writer,
-            OverlapConf.jobSettings(
-                k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null)));
+    Map<String, String> settings =
+        OverlapConf.jobSettings(k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null));
+    PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     ParquetWrite write = ParquetWrite.begin(ds.sparkSession(), output, out);
     try {
-      SparkPlan plan = ds.queryExecution().executedPlan();
+      Function<String, String> sparkConf = sparkConf(ds);
+      OverlapConf job = OverlapConf.fromMap(settings);
       ColumnarPlans.Columnar columnar =
-          ownParquetScan(ds, sparkConf(ds), ColumnarPlans.columnar(plan));
+          RapidsInput.ownScanFirst(
+                  sparkConf,
+                  null,
+                  job.get(OverlapConf.ENABLED),
+                  job.get(OverlapConf.PARQUET_DECODE))
+              ? ownParquetScan(ds)
+              : null;
+      if (writer != null && RapidsInput.inPlugins(sparkConf)) {
+        writer.rapidsNotTaken(
+            columnar != null ? RapidsInput.WRITE_OWN_SCAN : RapidsInput.WRITE_NOT_TAKEN);
+      }
+      if (columnar == null) {
+        columnar = ColumnarPlans.columnar(ds.queryExecution().executedPlan());
+      }
       JavaRDD<TaskFiles.Outcome> tasks;
       if (columnar != null) {
         RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
@@ -174,22 +186,17 @@ public final class SparkEngine implements Engine {
   }
 
   /**
-   * Beside the RAPIDS Accelerator, a plain Parquet scan under a kernel is still Overlap's to decode
-   * on the GPU: RAPIDS replaced Spark's scan in the plan, so the input is planned again with RAPIDS
-   * off ({@link RapidsInput#planWithoutRapids}). That plan's columnar input when it is such a scan;
-   * {@code columnar} as it was otherwise, or when RAPIDS does not plan the session's queries.
+   * The input's columnar plan when it is a plain Parquet scan, planned without RAPIDS ({@link
+   * RapidsInput#planWithoutRapids}); null when it is not one (then it is not planned at all unless
+   * its logical plan looked like one).
    */
   private static ColumnarPlans.Columnar ownParquetScan(
-      org.apache.spark.sql.classic.Dataset<Row> ds,
-      Function<String, String> conf,
-      ColumnarPlans.Columnar columnar) {
-    if (!RapidsInput.inPlugins(conf)
-        || RapidsInput.rapidsOff(conf).isPresent()
-        || (columnar != null && columnar.parquetScan() != null)) {
-      return columnar;
+      org.apache.spark.sql.classic.Dataset<Row> ds) {
+    if (!RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
+      return null;
     }
     ColumnarPlans.Columnar own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
-    return own != null && own.parquetScan() != null ? own : columnar;
+    return own != null && own.parquetScan() != null ? own : null;
   }
 
   /** One task of a write: its attempt's files committed, or aborted when it fails. */

@@ -139,22 +139,69 @@ class RapidsInputTest {
   }
 
   @Test
-  void planningAgainWithoutRapidsPutsTheSettingBack() throws Exception {
+  void aPlainScanIsPlannedAgainInAnotherSessionWithRapidsOff() throws Exception {
     SparkSession s = spark.newSession();
     String dir = java.nio.file.Files.createTempDirectory("rapids-replan").resolve("t").toString();
     TestData.frame(s, 20, 1).drop("dec38", "ntz").write().parquet(dir);
     var ds = (org.apache.spark.sql.classic.Dataset<org.apache.spark.sql.Row>) s.read().parquet(dir);
-    SparkPlan again = RapidsInput.planWithoutRapids(ds);
-    assertTrue(s.conf().getOption("spark.rapids.sql.enabled").isEmpty());
-    assertTrue(
-        dev.overlap.executor.spark.ColumnarPlans.columnar(again).parquetScan() != null,
-        again.treeString());
     s.conf().set("spark.rapids.sql.enabled", "true");
-    RapidsInput.planWithoutRapids(ds);
+    SparkPlan again = RapidsInput.planWithoutRapids(ds);
+    // Planned in a clone with RAPIDS off; the job's session is never touched (another thread may
+    // plan in it at the same time).
+    assertEquals("false", again.session().conf().get("spark.rapids.sql.enabled"));
+    assertFalse(again.session() == s);
     assertEquals("true", s.conf().get("spark.rapids.sql.enabled"));
+    assertTrue(ColumnarPlans.columnar(again).parquetScan() != null, again.treeString());
+    // Which logical plans are candidates: projections over one Parquet relation.
+    assertTrue(RapidsInput.plainParquet(ds.queryExecution().optimizedPlan()));
+    var selected =
+        (org.apache.spark.sql.classic.Dataset<org.apache.spark.sql.Row>)
+            s.read().parquet(dir).selectExpr("i64", "s", "i32 + 1 as j").alias("x");
+    assertTrue(RapidsInput.plainParquet(selected.queryExecution().optimizedPlan()));
+    var filtered =
+        (org.apache.spark.sql.classic.Dataset<org.apache.spark.sql.Row>)
+            s.read().parquet(dir).filter("i64 > 3");
+    assertFalse(RapidsInput.plainParquet(filtered.queryExecution().optimizedPlan()));
+    var rows =
+        (org.apache.spark.sql.classic.Dataset<org.apache.spark.sql.Row>) TestData.frame(s, 5, 1);
+    assertFalse(RapidsInput.plainParquet(rows.queryExecution().optimizedPlan()));
     assertTrue(RapidsInput.inPlugins(withRapids()::get));
     assertFalse(RapidsInput.inPlugins(Map.of("spark.plugins", "x.SQLPlugin")::get));
     assertEquals(Optional.empty(), RapidsInput.rapidsOff(withRapids()::get));
+  }
+
+  @Test
+  void aPlainScanIsOverlapsFirstUnlessRapidsBatchesAreAskedForOrOverlapCannotDecodeIt() {
+    var auto = OverlapConf.RapidsInput.AUTO;
+    var gpu = OverlapConf.ParquetDecode.AUTO;
+    assertTrue(RapidsInput.ownScanFirst(withRapids()::get, auto, true, gpu));
+    assertTrue(RapidsInput.ownScanFirst(withRapids()::get, OverlapConf.RapidsInput.OFF, true, gpu));
+    // A write never takes RAPIDS' batches: no setting.
+    assertTrue(RapidsInput.ownScanFirst(withRapids()::get, null, true, gpu));
+    assertFalse(
+        RapidsInput.ownScanFirst(withRapids()::get, OverlapConf.RapidsInput.ALWAYS, true, gpu));
+    // Overlap off: the CPU kernel keeps RAPIDS' GPU scan rather than Spark's CPU reader.
+    assertFalse(RapidsInput.ownScanFirst(withRapids()::get, auto, false, gpu));
+    // Overlap would decode on the host: RAPIDS' scan is the better one.
+    assertFalse(
+        RapidsInput.ownScanFirst(withRapids()::get, auto, true, OverlapConf.ParquetDecode.HOST));
+    Map<String, String> off = withRapids();
+    off.put("spark.rapids.sql.enabled", "false");
+    assertFalse(RapidsInput.ownScanFirst(off::get, auto, true, gpu));
+    assertFalse(RapidsInput.ownScanFirst(Map.<String, String>of()::get, auto, true, gpu));
+    // The reasons that need no plan come first, and say the same as whyNot.
+    SparkPlan wide = TestData.frame(spark, 10, 1).queryExecution().executedPlan();
+    assertEquals(
+        RapidsInput.whyNot(withRapids()::get, auto, true, wide, true),
+        RapidsInput.beforePlanning(withRapids()::get, auto, true, wide.schema(), true));
+    assertEquals(
+        Optional.empty(),
+        RapidsInput.beforePlanning(
+            withRapids()::get,
+            auto,
+            true,
+            TestData.frame(spark, 1, 1).drop("dec38", "ntz").schema(),
+            true));
   }
 
   @Test
