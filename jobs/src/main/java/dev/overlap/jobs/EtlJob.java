@@ -230,7 +230,8 @@ public final class EtlJob {
     // With the overlap engine the kernels' input is planned (with the RAPIDS Accelerator, when the
     // session has it): what is left is Spark adding up a few hundred partial rows.
     long rows;
-    try (AutoCloseable restore = engine.equals(OVERLAP) ? withoutRapids(spark) : () -> {}) {
+    Runnable restore = engine.equals(OVERLAP) ? withoutRapids(spark) : () -> {};
+    try {
       q1 = q1.cache();
       q6 = q6.cache();
       if (r1 != null) {
@@ -259,26 +260,24 @@ public final class EtlJob {
         summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
         summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
       }
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+    } finally {
+      restore.run();
     }
     return rows;
   }
 
   /**
    * With the RAPIDS Accelerator in {@code spark.plugins}, switches it off for the queries planned
-   * until the returned handle is closed, which puts the setting back. The overlap engine's tail
-   * (adding up the kernels' partial rows, writing a handful of rows) gains nothing on the GPU:
-   * RAPIDS would copy those rows up and back, and its first use of each operator costs more than
-   * the CPU takes (docs/benchmarks.md, eleventh set). Without RAPIDS, nothing is changed.
+   * until the returned action runs, which puts the setting back. The overlap engine's tail (adding
+   * up the kernels' partial rows, writing a handful of rows) gains nothing on the GPU: RAPIDS would
+   * copy those rows up and back, and its first use of each operator costs more than the CPU takes
+   * (docs/benchmarks.md, eleventh set). Without RAPIDS, nothing is changed.
    */
-  static AutoCloseable withoutRapids(SparkSession spark) {
+  static Runnable withoutRapids(SparkSession spark) {
     return withoutRapids(spark.conf().get("spark.plugins", ""), spark.conf());
   }
 
-  static AutoCloseable withoutRapids(String plugins, org.apache.spark.sql.RuntimeConfig conf) {
+  static Runnable withoutRapids(String plugins, org.apache.spark.sql.RuntimeConfig conf) {
     String key = "spark.rapids.sql.enabled";
     if (!rapidsInPlugins(plugins)) {
       return () -> {};

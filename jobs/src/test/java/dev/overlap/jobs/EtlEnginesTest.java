@@ -142,24 +142,25 @@ class EtlEnginesTest {
   }
 
   @Test
-  void theOverlapEnginesTailLeavesRapidsOutAndPutsItsSettingBack() throws Exception {
+  void theOverlapEnginesTailLeavesRapidsOutAndPutsItsSettingBack() {
     var conf = spark.newSession().conf();
     String key = "spark.rapids.sql.enabled";
-    try (AutoCloseable off =
+    Runnable restore =
         EtlJob.withoutRapids(
-            "com.nvidia.spark.SQLPlugin, dev.overlap.executor.OverlapPlugin", conf)) {
-      org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
-    }
+            "com.nvidia.spark.SQLPlugin, dev.overlap.executor.OverlapPlugin", conf);
+    org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
+    restore.run();
     org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
     conf.set(key, "true");
-    try (AutoCloseable off = EtlJob.withoutRapids("com.nvidia.spark.SQLPlugin", conf)) {
-      org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
-    }
+    restore = EtlJob.withoutRapids("com.nvidia.spark.SQLPlugin", conf);
+    org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
+    restore.run();
     org.junit.jupiter.api.Assertions.assertEquals("true", conf.get(key));
     // Without RAPIDS in spark.plugins nothing is touched.
     conf.unset(key);
-    try (AutoCloseable off = EtlJob.withoutRapids("dev.overlap.executor.OverlapPlugin", conf)) {
-      org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
-    }
+    EtlJob.withoutRapids("dev.overlap.executor.OverlapPlugin", conf);
+    org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
+    org.junit.jupiter.api.Assertions.assertFalse(
+        EtlJob.rapidsInPlugins("x.com.nvidia.spark.SQLPlugin"));
   }
 }
