@@ -75,10 +75,11 @@ final class RapidsInput {
       // conversion fails on dates in RAPIDS 26.08.1 (seen on a GPU: a shuffle over local rows).
       return Optional.of(ADAPTIVE);
     }
-    SparkPlan top = plan;
-    if (!onGpu(top)) {
+    if (!onGpu(plan)) {
       return Optional.of(
-          "RAPIDS did not place the plan on the GPU (its last operator is " + top.nodeName() + ")");
+          "RAPIDS did not place the plan on the GPU (its last operator is "
+              + plan.nodeName()
+              + ")");
     }
     return Optional.empty();
   }

@@ -53,10 +53,9 @@ public final class SparkEngine implements Engine {
     OverlapConf.checkKnownKeys(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     // Keys that are not startup-only are taken from the session, so a job can set them.
-    Map<String, String> settings =
-        OverlapConf.jobSettings(k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null));
-    PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     Function<String, String> sparkConf = sparkConf(ds);
+    Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
+    PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     OverlapConf job = OverlapConf.fromMap(settings);
     OverlapConf.RapidsInput mode = job.get(OverlapConf.RAPIDS_INPUT);
     boolean enabled = job.get(OverlapConf.ENABLED);
@@ -124,12 +123,11 @@ public final class SparkEngine implements Engine {
         (org.apache.spark.sql.classic.Dataset<Row>) input;
     OverlapConf.checkKnownKeys(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
-    Map<String, String> settings =
-        OverlapConf.jobSettings(k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null));
+    Function<String, String> sparkConf = sparkConf(ds);
+    Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     ParquetWrite write = ParquetWrite.begin(ds.sparkSession(), output, out);
     try {
-      Function<String, String> sparkConf = sparkConf(ds);
       OverlapConf job = OverlapConf.fromMap(settings);
       ColumnarPlans.Columnar columnar =
           RapidsInput.ownScanFirst(

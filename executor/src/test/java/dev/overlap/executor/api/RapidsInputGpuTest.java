@@ -149,6 +149,13 @@ class RapidsInputGpuTest {
     }
   }
 
+  /** The kernel over the files of exported types, its rows sorted. */
+  private static List<String> mapExported(PipelineReport report) {
+    return TestData.sorted(
+        GpuPartitions.map(spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report)
+            .collectAsList());
+  }
+
   private static void assertRapidsBatches(PipelineReport report, long rows) {
     assertEquals(Optional.empty(), report.rapidsNotTaken());
     assertTrue(report.gpuTasks() > 0);
@@ -164,14 +171,7 @@ class RapidsInputGpuTest {
   @Test
   void parquetOfEveryExportedTypeComesAsRapidsDeviceBatchesWithAlways() {
     PipelineReport report = PipelineReport.create(spark);
-    List<String> got =
-        withMode(
-            "ALWAYS",
-            () ->
-                TestData.sorted(
-                    GpuPartitions.map(
-                            spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report)
-                        .collectAsList()));
+    List<String> got = withMode("ALWAYS", () -> mapExported(report));
     assertEquals(cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), got);
     assertRapidsBatches(report, 30_000);
   }
@@ -179,10 +179,7 @@ class RapidsInputGpuTest {
   @Test
   void aPlainParquetScanIsDecodedByOverlapWithAuto() {
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> out =
-        GpuPartitions.map(spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report);
-    assertEquals(
-        cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), TestData.sorted(out.collectAsList()));
+    assertEquals(cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), mapExported(report));
     String why = report.rapidsNotTaken().orElseThrow();
     assertTrue(why.startsWith("a plain Parquet scan, which Overlap decodes on the GPU"), why);
     assertEquals(report.gpuTasks(), report.gpuTasks(InputPath.PARQUET));
@@ -243,13 +240,7 @@ class RapidsInputGpuTest {
   @Test
   void rapidsSwitchedOffForAQueryIsNamed() {
     PipelineReport report = PipelineReport.create(spark);
-    List<String> got =
-        onCpu(
-            () ->
-                TestData.sorted(
-                    GpuPartitions.map(
-                            spark.read().parquet(exported), AllTypesKernel.withoutNtz(), report)
-                        .collectAsList()));
+    List<String> got = onCpu(() -> mapExported(report));
     assertEquals(cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), got);
     assertEquals(Optional.of("spark.rapids.sql.enabled=false"), report.rapidsNotTaken());
     assertEquals(0, report.gpuTasks(InputPath.RAPIDS));
