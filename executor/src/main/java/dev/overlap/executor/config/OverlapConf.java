@@ -133,6 +133,19 @@ public final class OverlapConf {
           .startupOnly()
           .bytesConf("1g", 1);
 
+  public static final ConfigEntry<Integer> DOWNLOAD_THREADS =
+      ConfigEntry.builder(PREFIX + "pipeline.downloadThreads")
+          .doc(
+              "Threads that bring kernels' results back, per executor. Each task is served by one"
+                  + " of them (in turn as tasks start), so its results come back in order; several"
+                  + " let different tasks' results come back at once. Results copied back as they"
+                  + " are share the download stream; results written as Parquet"
+                  + " (GpuPartitions.write) are encoded on the device by their thread, several"
+                  + " tasks' encodes at once, each needing device memory of about its batch's"
+                  + " output while it runs.")
+          .startupOnly()
+          .intConf(4, 1, 64);
+
   public static final ConfigEntry<Integer> PREFETCH_BATCHES_PER_TASK =
       ConfigEntry.builder(PREFIX + "prefetch.batchesPerTask")
           .doc(
@@ -234,6 +247,7 @@ public final class OverlapConf {
           STAGING_BUFFER_SIZE,
           STAGING_BUFFERS,
           PREFETCH_MAX_BYTES,
+          DOWNLOAD_THREADS,
           PREFETCH_BATCHES_PER_TASK,
           BATCH_MAX_ROWS,
           STRING_BYTES_PER_ROW,

@@ -123,7 +123,8 @@ public final class GpuRuntime implements AutoCloseable {
           new StagePipeline(
               new DeviceBudget(conf.get(OverlapConf.PREFETCH_MAX_BYTES)),
               "overlap",
-              () -> natives.setDevice(device));
+              () -> natives.setDevice(device),
+              conf.get(OverlapConf.DOWNLOAD_THREADS));
       made.add(pipeline);
       pipeline.listener(new NvtxStages());
       Thread warmup = DecodeWarmup.start(device);

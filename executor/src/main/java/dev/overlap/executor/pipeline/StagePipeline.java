@@ -1,16 +1,23 @@
 package dev.overlap.executor.pipeline;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The executor-wide pipeline: one upload thread, one compute thread and one download thread, each
- * taking batches from every task in FIFO order. While the compute thread runs batch {@code n}, the
+ * The executor-wide pipeline: one upload thread, one compute thread and one or more download
+ * threads, each taking batches in FIFO order. While the compute thread runs batch {@code n}, the
  * upload thread is already copying batch {@code n+1} (of the same task or of another running task)
- * and the download thread is bringing back batch {@code n-1}.
+ * and a download thread is bringing back batch {@code n-1}.
+ *
+ * <p>Download threads: each task's lane is given one when it opens (in turn), and all its batches
+ * go through that thread, so a task's results come back in its order. Several threads let the
+ * download stages of different tasks run at once: a result encoded on the device before it comes
+ * back (Parquet) keeps a thread busy for much longer than the copy alone.
  *
  * <p>Tasks reach it through a {@link TaskLane}. Bytes on the device are bounded by a {@link
  * DeviceBudget}; a failed stage fails only its own task's lane.
@@ -18,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>The pipeline knows nothing of CUDA: the stages are given per lane ({@link BatchStages}), so
  * plain Java stages test the scheduling and the cuDF binding plugs in the GPU work.
  *
- * <p>Closing: {@link #close} interrupts the three threads and waits for each to end. A thread ends
- * after closing, on itself, the batches still in its queue: they are freed on a thread that ran the
+ * <p>Closing: {@link #close} interrupts the threads and waits for each to end. A thread ends after
+ * closing, on itself, the batches still in its queue: they are freed on a thread that ran the
  * thread init (the GPU binding's device selection). A stage that ignores the interrupt (a CUDA
  * call) is waited for, with a line logged every {@code logEvery} naming the thread, stage, task and
  * batch; past {@code giveUpAfter} close gives up, logs the thread's stack and returns with {@link
@@ -34,7 +41,9 @@ public final class StagePipeline implements AutoCloseable {
   private final PipelineMetrics metrics = new PipelineMetrics();
   private final StageThread uploader;
   private final StageThread computer;
-  private final StageThread downloader;
+  private final List<StageThread> downloaders;
+  private final List<StageThread> workers;
+  private final AtomicInteger lanesOpened = new AtomicInteger();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Runnable threadInit;
   private final long logEveryNanos;
@@ -43,12 +52,21 @@ public final class StagePipeline implements AutoCloseable {
 
   /**
    * @param budget bytes in flight on the device
-   * @param name prefix of the three threads' names
-   * @param threadInit runs first on each of the three threads (the GPU binding selects the device
-   *     there); may be null
+   * @param name prefix of the threads' names
+   * @param threadInit runs first on each of the threads (the GPU binding selects the device there);
+   *     may be null
    */
   public StagePipeline(DeviceBudget budget, String name, Runnable threadInit) {
-    this(budget, name, threadInit, Duration.ofSeconds(10), Duration.ofMinutes(2));
+    this(budget, name, threadInit, 1);
+  }
+
+  /**
+   * As above, with {@code downloadThreads} download threads.
+   *
+   * @param downloadThreads at least 1
+   */
+  public StagePipeline(DeviceBudget budget, String name, Runnable threadInit, int downloadThreads) {
+    this(budget, name, threadInit, downloadThreads, Duration.ofSeconds(10), Duration.ofMinutes(2));
   }
 
   /**
@@ -61,19 +79,55 @@ public final class StagePipeline implements AutoCloseable {
       Runnable threadInit,
       Duration logEvery,
       Duration giveUpAfter) {
+    this(budget, name, threadInit, 1, logEvery, giveUpAfter);
+  }
+
+  StagePipeline(
+      DeviceBudget budget,
+      String name,
+      Runnable threadInit,
+      int downloadThreads,
+      Duration logEvery,
+      Duration giveUpAfter) {
+    if (downloadThreads < 1) {
+      throw new IllegalArgumentException("downloadThreads must be at least 1: " + downloadThreads);
+    }
     this.budget = budget;
     this.threadInit = threadInit;
     this.logEveryNanos = logEvery.toNanos();
     this.giveUpNanos = giveUpAfter.toNanos();
-    this.downloader =
-        new StageThread(this, name + "-download", Stage.DOWNLOAD, threadInit, this::afterDownload);
+    List<StageThread> down = new ArrayList<>();
+    for (int i = 0; i < downloadThreads; i++) {
+      // The first keeps the plain name: one download thread is the common case.
+      String n = name + "-download" + (i == 0 ? "" : "-" + (i + 1));
+      down.add(new StageThread(this, n, Stage.DOWNLOAD, threadInit, this::afterDownload));
+    }
+    this.downloaders = List.copyOf(down);
     this.computer =
-        new StageThread(this, name + "-compute", Stage.COMPUTE, threadInit, downloader::offer);
+        new StageThread(
+            this,
+            name + "-compute",
+            Stage.COMPUTE,
+            threadInit,
+            b -> downloaders.get(b.lane().downloader()).offer(b));
     this.uploader =
         new StageThread(this, name + "-upload", Stage.UPLOAD, threadInit, computer::offer);
-    downloader.start();
+    List<StageThread> all = new ArrayList<>(List.of(uploader, computer));
+    all.addAll(downloaders);
+    this.workers = List.copyOf(all);
+    downloaders.forEach(Thread::start);
     computer.start();
     uploader.start();
+  }
+
+  /** Number of download threads. */
+  public int downloadThreads() {
+    return downloaders.size();
+  }
+
+  /** The download thread of the next lane that opens: each in turn. */
+  int nextDownloader() {
+    return Math.floorMod(lanesOpened.getAndIncrement(), downloaders.size());
   }
 
   public DeviceBudget budget() {
@@ -172,7 +226,6 @@ public final class StagePipeline implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       throw new IllegalStateException("pipeline already closed");
     }
-    List<StageThread> workers = List.of(uploader, computer, downloader);
     workers.forEach(StageThread::requestStop);
     long deadline = System.nanoTime() + giveUpNanos;
     workers.forEach(w -> w.await(deadline, logEveryNanos));
@@ -188,7 +241,7 @@ public final class StagePipeline implements AutoCloseable {
    * any more, and it may be freed.
    */
   public boolean threadsEnded() {
-    return closed.get() && !uploader.isAlive() && !computer.isAlive() && !downloader.isAlive();
+    return closed.get() && workers.stream().noneMatch(Thread::isAlive);
   }
 
   /**
@@ -210,8 +263,10 @@ public final class StagePipeline implements AutoCloseable {
    * @return false when the pipeline closes or {@code b}'s task ends first
    */
   boolean drainAfter(Stage stage, Batch<?> b) {
-    List<StageThread> after =
-        stage == Stage.UPLOAD ? List.of(computer, downloader) : List.of(downloader);
+    List<StageThread> after = new ArrayList<>(downloaders);
+    if (stage == Stage.UPLOAD) {
+      after.add(computer);
+    }
     while (after.stream().anyMatch(StageThread::busy)) {
       if (closed.get() || !b.lane().isLive(b)) {
         return false;

@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One of a {@link StagePipeline}'s three threads: takes batches from its queue in FIFO order, runs
- * its stage on each and hands it to the next thread. When stopped, it abandons what is left in its
+ * One of a {@link StagePipeline}'s threads: takes batches from its queue in FIFO order, runs its
+ * stage on each and hands it to the next thread. When stopped, it abandons what is left in its
  * queue itself, on this thread, before it ends.
  */
 final class StageThread extends Thread {

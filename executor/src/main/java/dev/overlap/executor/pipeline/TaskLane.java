@@ -33,6 +33,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final String taskName;
   private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
+  // The pipeline's download thread that brings back all of this lane's batches, in order.
+  private final int downloader;
   // Results not yet taken, oldest first; a split batch's slot gives way to its parts'. Guarded by
   // this.
   private final Deque<ResultSlot<R>> pending = new ArrayDeque<>();
@@ -54,6 +56,12 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     this.taskName = tag.name();
     this.flows = host -> new BatchFlow<>(stages, host);
     this.maxAhead = maxAhead;
+    this.downloader = pipeline.nextDownloader();
+  }
+
+  /** Index of the pipeline's download thread that serves this lane. */
+  int downloader() {
+    return downloader;
   }
 
   /** How many batches this task may have in the pipeline before it takes a result. */

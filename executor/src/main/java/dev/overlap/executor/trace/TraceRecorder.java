@@ -12,8 +12,9 @@ import java.util.Map;
 /**
  * Records every stage that ends as a span on a track: one track per task thread (packing, and a
  * partition through a kernel's CPU implementation) and one each for the pipeline's upload, compute
- * and download threads. Keeps at most {@code maxSpans} spans and counts the rest as dropped. {@link
- * TraceOutput} writes what it holds.
+ * and download threads (with several download threads, one track per thread, numbered as they first
+ * appear). Keeps at most {@code maxSpans} spans and counts the rest as dropped. {@link TraceOutput}
+ * writes what it holds.
  *
  * <p>Times are the {@link System#nanoTime} readings the callers pass, relative to {@code
  * originNanos}; a test passes its own.
@@ -53,6 +54,7 @@ public final class TraceRecorder implements StageListener {
   private final int maxSpans;
   private final List<Span> spans = new ArrayList<>();
   private final Map<Long, Track> taskTracks = new HashMap<>();
+  private final Map<Long, Track> downloadTracks = new HashMap<>();
   private long dropped;
 
   public TraceRecorder(long originNanos, int maxSpans) {
@@ -123,6 +125,8 @@ public final class TraceRecorder implements StageListener {
                       return new Track(FIRST_TASK_TRACK + n, "task thread " + (n + 1), n);
                     })
                 .id();
+      } else if (kind == SpanKind.DOWNLOAD) {
+        track = downloadTrack(threadId).id();
       } else {
         track = pipelineTrack(kind).id();
       }
@@ -141,12 +145,32 @@ public final class TraceRecorder implements StageListener {
     }
   }
 
+  /**
+   * The track of the download thread {@code threadId}: the first one seen has the download thread's
+   * track, the others the ones after it (ids below {@link #FIRST_TASK_TRACK}).
+   */
+  private Track downloadTrack(long threadId) {
+    return downloadTracks.computeIfAbsent(
+        threadId,
+        t -> {
+          int n = downloadTracks.size();
+          Track first = pipelineTrack(SpanKind.DOWNLOAD);
+          return n == 0
+              ? first
+              : new Track(first.id() + n, "download thread " + (n + 1), first.order() + n);
+        });
+  }
+
   /** A copy of what is recorded: the task threads' tracks in order of appearance, then the rest. */
   public synchronized Timeline timeline() {
     List<Track> tracks = new ArrayList<>(taskTracks.values());
-    for (SpanKind k : new SpanKind[] {SpanKind.UPLOAD, SpanKind.COMPUTE, SpanKind.DOWNLOAD}) {
+    for (SpanKind k : new SpanKind[] {SpanKind.UPLOAD, SpanKind.COMPUTE}) {
       tracks.add(pipelineTrack(k));
     }
+    tracks.add(pipelineTrack(SpanKind.DOWNLOAD));
+    downloadTracks.values().stream()
+        .filter(t -> t.id() != pipelineTrack(SpanKind.DOWNLOAD).id())
+        .forEach(tracks::add);
     tracks.sort(Comparator.comparingInt(Track::order));
     return new Timeline(List.copyOf(tracks), List.copyOf(spans), dropped, maxSpans, originNanos);
   }

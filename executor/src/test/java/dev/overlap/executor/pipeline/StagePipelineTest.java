@@ -188,6 +188,64 @@ class StagePipelineTest {
   }
 
   @Test
+  void severalDownloadThreadsRunDifferentTasksAtOnceAndKeepEachTasksOrder() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null, 2);
+    assertEquals(2, pipeline.downloadThreads());
+    // The first downloads of tasks a and b each wait until the other has started: with one
+    // download thread they never meet (each wait times out); with two, each task has its own.
+    CountDownLatch aDownloading = new CountDownLatch(1);
+    CountDownLatch bDownloading = new CountDownLatch(1);
+    AtomicInteger met = new AtomicInteger();
+    List<String> downloadThreads = Collections.synchronizedList(new ArrayList<>());
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            Thread.sleep((in.value * 7L) % 3); // uneven stage times
+          }
+
+          @Override
+          void beforeDownload(Res in) throws Exception {
+            downloadThreads.add(in.task + " " + Thread.currentThread().getName());
+            if (in.value == 11) {
+              boolean a = in.task.equals("a");
+              (a ? aDownloading : bDownloading).countDown();
+              if ((a ? bDownloading : aDownloading).await(5, TimeUnit.SECONDS)) {
+                met.incrementAndGet();
+              }
+            }
+          }
+        };
+    TaskLane<Res, Res> a = pipeline.openLane("a", stages, 3);
+    TaskLane<Res, Res> b = pipeline.openLane("b", stages, 3);
+    Future<List<Integer>> fa = tasks.submit(() -> runTask(a, "a", 30));
+    Future<List<Integer>> fb = tasks.submit(() -> runTask(b, "b", 30));
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      expected.add(i * 1000 + 111);
+    }
+    assertEquals(expected, fa.get(30, TimeUnit.SECONDS));
+    assertEquals(expected, fb.get(30, TimeUnit.SECONDS));
+    assertEquals(2, met.get(), "tasks a's and b's first downloads ran at the same time");
+    // Each task stays on one download thread, and the two tasks are on different ones.
+    assertEquals(
+        List.of("a t-download"),
+        downloadThreads.stream().filter(e -> e.startsWith("a ")).distinct().toList());
+    assertEquals(
+        List.of("b t-download-2"),
+        downloadThreads.stream().filter(e -> e.startsWith("b ")).distinct().toList());
+    assertEquals(60, pipeline.metrics().snapshot().batches());
+    assertEquals(0, pipeline.budget().inFlight());
+  }
+
+  @Test
+  void downloadThreadsMustBeAtLeastOne() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new StagePipeline(new DeviceBudget(1000), "t", null, 0));
+  }
+
+  @Test
   void theListenerHearsEveryStageOfEveryBatchInOrder() throws Exception {
     pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
     List<String> heard = Collections.synchronizedList(new ArrayList<>());

@@ -13,9 +13,12 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,22 +35,53 @@ class TraceRecorderTest {
   /** Two batches of one task: packed on this thread, then through the three pipeline threads. */
   private static TraceRecorder twoBatches() throws Exception {
     TraceRecorder r = new TraceRecorder(1000 * MS, 100);
-    for (int b = 0; b < 2; b++) {
-      long t = 1000 * MS + b * 10 * MS;
-      r.stageEnded(Stage.PACK, TASK, b, 800, t, t + 4 * MS, true);
-      on(r, Stage.UPLOAD, b, t + 4 * MS, t + 6 * MS);
-      on(r, Stage.COMPUTE, b, t + 6 * MS, t + 12 * MS);
-      on(r, Stage.DOWNLOAD, b, t + 12 * MS, t + 13 * MS);
+    Map<Stage, ExecutorService> threads = new EnumMap<>(Stage.class);
+    try {
+      for (int b = 0; b < 2; b++) {
+        long t = 1000 * MS + b * 10 * MS;
+        r.stageEnded(Stage.PACK, TASK, b, 800, t, t + 4 * MS, true);
+        on(threads, r, Stage.UPLOAD, b, t + 4 * MS, t + 6 * MS);
+        on(threads, r, Stage.COMPUTE, b, t + 6 * MS, t + 12 * MS);
+        on(threads, r, Stage.DOWNLOAD, b, t + 12 * MS, t + 13 * MS);
+      }
+    } finally {
+      threads.values().forEach(ExecutorService::shutdownNow);
     }
     return r;
   }
 
-  /** Records a pipeline stage from a thread of its own, as the pipeline does. */
-  private static void on(TraceRecorder r, Stage s, long batch, long start, long end)
-      throws InterruptedException {
-    Thread t = new Thread(() -> r.stageEnded(s, TASK, batch, 1024, start, end, true));
-    t.start();
-    t.join();
+  /** Records a pipeline stage from its stage's own thread, as the pipeline does. */
+  private static void on(
+      Map<Stage, ExecutorService> threads,
+      TraceRecorder r,
+      Stage s,
+      long batch,
+      long start,
+      long end)
+      throws Exception {
+    threads
+        .computeIfAbsent(s, k -> Executors.newSingleThreadExecutor())
+        .submit(() -> r.stageEnded(s, TASK, batch, 1024, start, end, true))
+        .get();
+  }
+
+  @Test
+  void eachDownloadThreadHasItsOwnTrack() throws Exception {
+    TraceRecorder r = new TraceRecorder(1000 * MS, 100);
+    for (int b = 0; b < 2; b++) {
+      long t = 1000 * MS + b * MS;
+      // Two download threads, their spans overlapping in time.
+      Thread d = new Thread(() -> r.stageEnded(Stage.DOWNLOAD, TASK, 0, 1, t, t + 5 * MS, true));
+      d.start();
+      d.join();
+    }
+    TraceRecorder.Timeline tl = r.timeline();
+    assertEquals(
+        List.of("upload thread", "compute thread", "download thread", "download thread 2"),
+        tl.tracks().stream().map(TraceRecorder.Track::name).toList());
+    assertEquals(
+        List.of(tl.tracks().get(2).id(), tl.tracks().get(3).id()),
+        tl.spans().stream().map(TraceRecorder.Span::track).toList());
   }
 
   @Test
