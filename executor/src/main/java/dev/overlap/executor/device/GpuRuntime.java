@@ -4,6 +4,7 @@ import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.pack.PinnedShare;
 import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.pipeline.DeviceBudget;
@@ -86,6 +87,7 @@ public final class GpuRuntime implements AutoCloseable {
       }
       long bufferSize = conf.get(OverlapConf.STAGING_BUFFER_SIZE);
       int buffers = conf.get(OverlapConf.STAGING_BUFFERS);
+      long poolSize = -1; // unknown: another plugin made the pool
       if (natives.pinnedInitialized()) {
         LOG.info("pinned host pool already initialized: reusing it");
       } else {
@@ -96,15 +98,19 @@ public final class GpuRuntime implements AutoCloseable {
         }
         natives.initPinned(size);
         made.add(natives::shutdownPinned);
+        poolSize = size;
       }
       List<HostMemoryBuffer> bufs = new ArrayList<>();
       made.add(() -> Closing.all(bufs)); // until the pool owns them
       boolean pinned = true;
+      long stagingPinned = 0;
       for (int i = 0; i < buffers; i++) {
         HostMemoryBuffer b = natives.tryPinned(bufferSize);
         if (b == null) {
           pinned = false;
           b = natives.pageable(bufferSize);
+        } else {
+          stagingPinned += bufferSize;
         }
         bufs.add(b);
       }
@@ -117,6 +123,12 @@ public final class GpuRuntime implements AutoCloseable {
       }
       BoundedPool<HostMemoryBuffer> staging = new BoundedPool<>(bufs);
       made.set(made.size() - 1, staging); // the pool owns the buffers now
+      if (poolSize >= 0) {
+        // The rest of the pool this plugin made is for results and large row groups: past it they
+        // take pageable memory without asking the pool (whose refusals print error lines).
+        PinnedShare.limit(Math.max(0, poolSize - stagingPinned));
+        made.add(PinnedShare::unlimited);
+      }
       StreamPair streams = natives.streams();
       made.add(streams);
       StagePipeline pipeline =

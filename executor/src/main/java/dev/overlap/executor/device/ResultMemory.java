@@ -2,7 +2,7 @@ package dev.overlap.executor.device;
 
 import ai.rapids.cudf.HostMemoryAllocator;
 import ai.rapids.cudf.HostMemoryBuffer;
-import ai.rapids.cudf.PinnedMemoryPool;
+import dev.overlap.executor.pack.PinnedShare;
 
 /** Where the download puts a batch's results on the host. */
 final class ResultMemory {
@@ -21,7 +21,7 @@ final class ResultMemory {
       @Override
       public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
         if (!refused) {
-          HostMemoryBuffer b = PinnedMemoryPool.tryAllocate(bytes);
+          HostMemoryBuffer b = PinnedShare.tryPinned(bytes);
           if (b != null) {
             return b;
           }

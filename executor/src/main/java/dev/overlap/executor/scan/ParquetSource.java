@@ -5,8 +5,8 @@ import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.HybridScanReader;
 import ai.rapids.cudf.ParquetOptions;
-import ai.rapids.cudf.PinnedMemoryPool;
 import dev.overlap.executor.pack.BatchSource;
+import dev.overlap.executor.pack.PinnedShare;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -139,7 +139,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
   }
 
   private static HostMemoryBuffer allocate(long bytes) {
-    HostMemoryBuffer b = PinnedMemoryPool.tryAllocate(bytes);
+    HostMemoryBuffer b = PinnedShare.tryPinned(bytes);
     return b != null ? b : HostMemoryBuffer.allocate(bytes, false);
   }
 

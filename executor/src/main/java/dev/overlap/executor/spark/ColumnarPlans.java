@@ -87,6 +87,31 @@ public final class ColumnarPlans {
     if (leaf instanceof InputAdapter a) {
       leaf = a.child();
     }
+    return selected(leaf, projection);
+  }
+
+  /**
+   * A columnar file scan in a physical plan before Spark's preparations ({@code
+   * QueryExecution.sparkPlan()}: no columnar-to-row conversion, no code generation stages yet),
+   * under at most a plain selection or renaming of columns; null when {@code plan} is anything
+   * else. Extensions that replace operators in columnar rules (the RAPIDS Accelerator's scan among
+   * them) have not run on such a plan.
+   */
+  public static Columnar scanBeforePreparations(SparkPlan plan) {
+    SparkPlan p = plan;
+    List<NamedExpression> projection = null;
+    if (p instanceof ProjectExec pr) {
+      projection = CollectionConverters.asJava(pr.projectList());
+      p = pr.child();
+    }
+    if (!(p instanceof FileSourceScanExec scan) || !scan.supportsColumnar()) {
+      return null;
+    }
+    return selected(scan, projection);
+  }
+
+  /** {@code leaf} with the columns {@code projection} selects; all of them when it is null. */
+  private static Columnar selected(SparkPlan leaf, List<NamedExpression> projection) {
     List<Attribute> out = CollectionConverters.asJava(leaf.output());
     if (projection == null) {
       int[] all = new int[out.size()];

@@ -28,9 +28,12 @@ import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The implementation behind the public API, found by {@link Engine#get()}. */
 public final class SparkEngine implements Engine {
+  private static final Logger LOG = LoggerFactory.getLogger(SparkEngine.class);
 
   @Override
   public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
@@ -184,16 +187,29 @@ public final class SparkEngine implements Engine {
   }
 
   /**
-   * The input's columnar plan when it is a plain Parquet scan, planned without RAPIDS ({@link
-   * RapidsInput#planWithoutRapids}); null when it is not one (then it is not planned at all unless
-   * its logical plan looked like one).
+   * The input's columnar plan when it is a plain Parquet scan, as Spark alone plans it; null when
+   * it is not one (then it is not planned at all unless its logical plan looked like one). Taken
+   * from Spark's physical plan before its preparations, where RAPIDS' columnar rules have not yet
+   * replaced the scan: planned once, in the job's session. Should that plan not be a columnar
+   * Parquet scan (an extension's strategy planned it), it is planned again without RAPIDS ({@link
+   * RapidsInput#planWithoutRapids}).
    */
   private static ColumnarPlans.Columnar ownParquetScan(
       org.apache.spark.sql.classic.Dataset<Row> ds) {
     if (!RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
       return null;
     }
-    ColumnarPlans.Columnar own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
+    long start = System.nanoTime();
+    ColumnarPlans.Columnar own =
+        ColumnarPlans.scanBeforePreparations(ds.queryExecution().sparkPlan());
+    boolean again = own == null || own.parquetScan() == null;
+    if (again) {
+      own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
+    }
+    LOG.info(
+        "a plain Parquet scan planned without RAPIDS' rules in {} ms ({})",
+        (System.nanoTime() - start) / 1_000_000,
+        again ? "again, in a clone of the session" : "Spark's plan before its preparations");
     return own != null && own.parquetScan() != null ? own : null;
   }
 

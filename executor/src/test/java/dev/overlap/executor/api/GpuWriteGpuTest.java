@@ -10,6 +10,7 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Rmm;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.pack.PinnedShare;
 import dev.overlap.executor.testing.AllTypesKernel;
 import dev.overlap.executor.testing.TestData;
 import java.io.IOException;
@@ -76,6 +77,8 @@ class GpuWriteGpuTest {
           PinnedMemoryPool.tryAllocate(PinnedMemoryPool.getTotalPoolSizeBytes() - staging)) {
         assertNotNull(rest, "pinned host memory leaked");
       }
+      // Every pinned result buffer gave its bytes back to the share when it was closed.
+      assertEquals(0, PinnedShare.held(), "pinned share not given back");
     } finally {
       spark.stop();
     }

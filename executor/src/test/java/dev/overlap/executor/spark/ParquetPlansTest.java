@@ -77,6 +77,29 @@ class ParquetPlansTest {
     assertNotNull(columnar(spark.read().parquet(dir)).parquetScan());
   }
 
+  private static ColumnarPlans.Columnar beforePreparations(Dataset<Row> df) {
+    return ColumnarPlans.scanBeforePreparations(
+        ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution().sparkPlan());
+  }
+
+  @Test
+  void theScanIsFoundInThePlanBeforeSparksPreparationsAndRuns() {
+    Dataset<Row> df = spark.read().parquet(dir).selectExpr("s", "id as x", "d");
+    ColumnarPlans.Columnar c = beforePreparations(df);
+    assertNotNull(c);
+    FileSourceScanExec scan = c.parquetScan();
+    assertNotNull(scan, c.plan().getClass() + " " + c.plan());
+    assertArrayEquals(new String[] {"s", "id", "d"}, c.names());
+    assertArrayEquals(columnar(df).names(), c.names());
+    // The unprepared scan runs as it is: every row of the files, in columnar batches.
+    long rows = scan.executeColumnar().toJavaRDD().map(b -> (long) b.numRows()).reduce(Long::sum);
+    assertEquals(200_000, rows);
+    assertNull(beforePreparations(spark.read().parquet(dir).where("id > 5")));
+    assertNull(beforePreparations(spark.read().parquet(dir).selectExpr("id + 1 as y")));
+    assertNull(
+        beforePreparations(spark.read().parquet(partitioned).select("k", "id")).parquetScan());
+  }
+
   @Test
   void aFilterAComputedColumnOrAPartitionColumnIsNot() {
     assertNull(columnar(spark.read().parquet(dir).where("id > 5")));
