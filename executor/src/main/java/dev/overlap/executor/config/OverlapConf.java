@@ -133,11 +133,18 @@ public final class OverlapConf {
           .startupOnly()
           .bytesConf("1g", 1);
 
+  public static final ConfigEntry<Integer> PREFETCH_BATCHES_PER_TASK =
+      ConfigEntry.builder(PREFIX + "prefetch.batchesPerTask")
+          .doc(
+              "How many batches one task may have in the pipeline ahead of the one it is"
+                  + " consuming.")
+          .intConf(3, 1, 64);
+
   public static final ConfigEntry<Integer> DOWNLOAD_THREADS =
       ConfigEntry.builder(PREFIX + "pipeline.downloadThreads")
           .doc(
               "Threads that bring kernels' results back, per executor. Each task is served by one"
-                  + " of them (in turn as tasks start), so its results come back in order; several"
+                  + " of them (the one serving the fewest running tasks when a task starts), so its results come back in order; several"
                   + " let different tasks' results come back at once. Results copied back as they"
                   + " are share the download stream; results written as Parquet"
                   + " (GpuPartitions.write) are encoded on the device by their thread, several"
@@ -145,13 +152,6 @@ public final class OverlapConf {
                   + " output while it runs.")
           .startupOnly()
           .intConf(4, 1, 64);
-
-  public static final ConfigEntry<Integer> PREFETCH_BATCHES_PER_TASK =
-      ConfigEntry.builder(PREFIX + "prefetch.batchesPerTask")
-          .doc(
-              "How many batches one task may have in the pipeline ahead of the one it is"
-                  + " consuming.")
-          .intConf(3, 1, 64);
 
   public static final ConfigEntry<Integer> BATCH_MAX_ROWS =
       ConfigEntry.builder(PREFIX + "batch.maxRows")
@@ -247,8 +247,8 @@ public final class OverlapConf {
           STAGING_BUFFER_SIZE,
           STAGING_BUFFERS,
           PREFETCH_MAX_BYTES,
-          DOWNLOAD_THREADS,
           PREFETCH_BATCHES_PER_TASK,
+          DOWNLOAD_THREADS,
           BATCH_MAX_ROWS,
           STRING_BYTES_PER_ROW,
           RESULTS_PINNED,

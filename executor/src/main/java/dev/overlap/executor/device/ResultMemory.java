@@ -11,21 +11,22 @@ final class ResultMemory {
   /**
    * One batch's results come back into the pinned pool while it has room (a device-to-host copy
    * into pageable memory runs at a fraction of the speed and holds the download thread), else into
-   * pageable memory. After the pool refuses one allocation, the rest of the batch goes to pageable
+   * pageable memory. The pool is asked only while {@link PinnedShare} has room; a buffer the share
+   * has no room for goes to pageable memory alone, the next one asks again. After the pool itself
+   * refuses one allocation, the rest of the batch (or the file, for an encode) goes to pageable
    * memory without asking again: cuDF's pool logs an error line for every refusal.
    */
   static HostMemoryAllocator pinnedFirst() {
     return new HostMemoryAllocator() {
-      private boolean refused;
+      private volatile boolean refused;
 
       @Override
       public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
         if (!refused) {
-          HostMemoryBuffer b = PinnedShare.tryPinned(bytes);
+          HostMemoryBuffer b = PinnedShare.tryPinned(bytes, () -> refused = true);
           if (b != null) {
             return b;
           }
-          refused = true;
         }
         return HostMemoryBuffer.allocate(bytes, false);
       }

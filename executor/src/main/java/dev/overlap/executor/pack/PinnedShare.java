@@ -45,6 +45,14 @@ public final class PinnedShare {
    * caller takes pageable memory).
    */
   public static HostMemoryBuffer tryPinned(long bytes) {
+    return tryPinned(bytes, () -> {});
+  }
+
+  /**
+   * As {@link #tryPinned(long)}; {@code poolRefused} runs when the share had room and the pool
+   * itself refused (it printed an error line), not when the share had none.
+   */
+  public static HostMemoryBuffer tryPinned(long bytes, Runnable poolRefused) {
     if (!SHARE.reserve(bytes)) {
       return null;
     }
@@ -57,8 +65,11 @@ public final class PinnedShare {
     }
     if (b == null) {
       SHARE.release(bytes);
+      poolRefused.run();
       return null;
     }
+    // The buffer is new: no handler to chain. Nothing else may replace this one, or the bytes
+    // never come back to the share.
     b.setEventHandler(
         refCount -> {
           if (refCount == 0) {

@@ -6,10 +6,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters of one pipeline: busy nanoseconds per stage, batches and bytes. Upload, compute and
- * download each run on one thread; their busy time is the time that thread spent in the stage (for
- * a stage that only issues asynchronous work, that is less than the engine's busy time). Packing
- * runs on every task thread; its figure is the sum over threads.
+ * Counters of one pipeline: busy nanoseconds per stage, batches and bytes. Upload and compute each
+ * run on one thread; their busy time is the time that thread spent in the stage (for a stage that
+ * only issues asynchronous work, that is less than the engine's busy time). Download runs on one or
+ * more threads, and packing on every task thread: their figures are sums over threads. The overlap
+ * figure counts time with two or more different stages running, not two download threads.
  */
 public final class PipelineMetrics {
   private final AtomicLongArray busyNanos = new AtomicLongArray(Stage.values().length);
@@ -18,23 +19,29 @@ public final class PipelineMetrics {
   private final AtomicLong failedBatches = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong split = new AtomicLong();
+  // Threads running each stage now, and how many stages have at least one.
+  private final int[] active = new int[Stage.values().length];
   private int activeStages;
   private long lastChange;
   private long overlapNanos;
 
   /** A stage thread starts work on a batch; returns the time, read under the lock. */
-  synchronized long stageStarted() {
+  synchronized long stageStarted(Stage stage) {
     long now = System.nanoTime();
     accrue(now);
-    activeStages++;
+    if (active[stage.ordinal()]++ == 0) {
+      activeStages++;
+    }
     return now;
   }
 
   /** A stage thread finished its batch; returns the time, read under the lock. */
-  synchronized long stageEnded() {
+  synchronized long stageEnded(Stage stage) {
     long now = System.nanoTime();
     accrue(now);
-    activeStages--;
+    if (--active[stage.ordinal()] == 0) {
+      activeStages--;
+    }
     return now;
   }
 

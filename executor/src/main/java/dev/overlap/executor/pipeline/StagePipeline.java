@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,10 +13,10 @@ import org.slf4j.LoggerFactory;
  * upload thread is already copying batch {@code n+1} (of the same task or of another running task)
  * and a download thread is bringing back batch {@code n-1}.
  *
- * <p>Download threads: each task's lane is given one when it opens (in turn), and all its batches
- * go through that thread, so a task's results come back in its order. Several threads let the
- * download stages of different tasks run at once: a result encoded on the device before it comes
- * back (Parquet) keeps a thread busy for much longer than the copy alone.
+ * <p>Download threads: each task's lane is given one when it opens (the one serving the fewest open
+ * lanes), and all its batches go through that thread, so a task's results come back in its order.
+ * Several threads let the download stages of different tasks run at once: a result encoded on the
+ * device before it comes back (Parquet) keeps a thread busy for much longer than the copy alone.
  *
  * <p>Tasks reach it through a {@link TaskLane}. Bytes on the device are bounded by a {@link
  * DeviceBudget}; a failed stage fails only its own task's lane.
@@ -43,7 +42,8 @@ public final class StagePipeline implements AutoCloseable {
   private final StageThread computer;
   private final List<StageThread> downloaders;
   private final List<StageThread> workers;
-  private final AtomicInteger lanesOpened = new AtomicInteger();
+  // Open lanes per download thread. Guarded by itself.
+  private final int[] lanesPerDownloader;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Runnable threadInit;
   private final long logEveryNanos;
@@ -103,6 +103,7 @@ public final class StagePipeline implements AutoCloseable {
       down.add(new StageThread(this, n, Stage.DOWNLOAD, threadInit, this::afterDownload));
     }
     this.downloaders = List.copyOf(down);
+    this.lanesPerDownloader = new int[downloadThreads];
     this.computer =
         new StageThread(
             this,
@@ -125,9 +126,25 @@ public final class StagePipeline implements AutoCloseable {
     return downloaders.size();
   }
 
-  /** The download thread of the next lane that opens: each in turn. */
+  /** The download thread of a lane that opens: the one serving the fewest open lanes. */
   int nextDownloader() {
-    return Math.floorMod(lanesOpened.getAndIncrement(), downloaders.size());
+    synchronized (lanesPerDownloader) {
+      int best = 0;
+      for (int i = 1; i < lanesPerDownloader.length; i++) {
+        if (lanesPerDownloader[i] < lanesPerDownloader[best]) {
+          best = i;
+        }
+      }
+      lanesPerDownloader[best]++;
+      return best;
+    }
+  }
+
+  /** A lane served by download thread {@code downloader} closed. */
+  void laneClosed(int downloader) {
+    synchronized (lanesPerDownloader) {
+      lanesPerDownloader[downloader]--;
+    }
   }
 
   public DeviceBudget budget() {

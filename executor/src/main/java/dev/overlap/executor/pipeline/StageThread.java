@@ -177,14 +177,14 @@ final class StageThread extends Thread {
     }
     PipelineMetrics metrics = pipeline.metrics();
     StageListener l = pipeline.listener();
-    long start = metrics.stageStarted();
+    long start = metrics.stageStarted(stage);
     StagePipeline.started(l, stage, b.lane().tag(), b.index(), b.bytes(), start);
     running = b;
     TaskTag before = BatchTracker.enter(b.lane().tag());
     Batch.Outcome outcome = b.runStage(stage);
     BatchTracker.leave(before);
     running = null;
-    long end = metrics.stageEnded();
+    long end = metrics.stageEnded(stage);
     boolean ok = outcome == Batch.Outcome.DONE;
     StagePipeline.ended(l, stage, b.lane().tag(), b.index(), b.bytes(), start, end, ok);
     long took = end - start;

@@ -181,6 +181,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       drop = new ArrayDeque<>(pending);
       pending.clear();
     }
+    pipeline.laneClosed(downloader);
     // Results delivered before `closed` was set are closed here; later ones by accept(). A thread
     // still waiting for one (close may come from another thread) stops waiting.
     IllegalStateException ended = new IllegalStateException(taskName + ": the task ended");

@@ -94,8 +94,8 @@ public final class ColumnarPlans {
    * A columnar file scan in a physical plan before Spark's preparations ({@code
    * QueryExecution.sparkPlan()}: no columnar-to-row conversion, no code generation stages yet),
    * under at most a plain selection or renaming of columns; null when {@code plan} is anything
-   * else. Extensions that replace operators in columnar rules (the RAPIDS Accelerator's scan among
-   * them) have not run on such a plan.
+   * else, or a bucketed scan. Extensions that replace operators in columnar rules (the RAPIDS
+   * Accelerator's scan among them) have not run on such a plan.
    */
   public static Columnar scanBeforePreparations(SparkPlan plan) {
     SparkPlan p = plan;
@@ -105,6 +105,11 @@ public final class ColumnarPlans {
       p = pr.child();
     }
     if (!(p instanceof FileSourceScanExec scan) || !scan.supportsColumnar()) {
+      return null;
+    }
+    if (scan.bucketedScan()) {
+      // Spark's preparations may still turn an unneeded bucketed scan into a plain one (one task
+      // per bucket otherwise): such a scan is taken from the prepared plan only.
       return null;
     }
     return selected(scan, projection);

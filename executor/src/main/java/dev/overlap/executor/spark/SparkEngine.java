@@ -190,9 +190,9 @@ public final class SparkEngine implements Engine {
    * The input's columnar plan when it is a plain Parquet scan, as Spark alone plans it; null when
    * it is not one (then it is not planned at all unless its logical plan looked like one). Taken
    * from Spark's physical plan before its preparations, where RAPIDS' columnar rules have not yet
-   * replaced the scan: planned once, in the job's session. Should that plan not be a columnar
-   * Parquet scan (an extension's strategy planned it), it is planned again without RAPIDS ({@link
-   * RapidsInput#planWithoutRapids}).
+   * replaced the scan: planned once, in the job's session. Should no columnar file scan be found
+   * there (an extension's strategy planned it, or a bucketed scan), it is planned again without
+   * RAPIDS ({@link RapidsInput#planWithoutRapids}).
    */
   private static ColumnarPlans.Columnar ownParquetScan(
       org.apache.spark.sql.classic.Dataset<Row> ds) {
@@ -202,7 +202,9 @@ public final class SparkEngine implements Engine {
     long start = System.nanoTime();
     ColumnarPlans.Columnar own =
         ColumnarPlans.scanBeforePreparations(ds.queryExecution().sparkPlan());
-    boolean again = own == null || own.parquetScan() == null;
+    // Found but not a Parquet scan Overlap reads (a partition column, say): planning it again
+    // would find the same scan.
+    boolean again = own == null;
     if (again) {
       own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
     }

@@ -239,6 +239,41 @@ class StagePipelineTest {
   }
 
   @Test
+  void aLaneGetsTheDownloadThreadServingTheFewestOpenLanes() throws Exception {
+    pipeline = new StagePipeline(new DeviceBudget(1000), "t", null, 2);
+    Adding stages = new Adding();
+    TaskLane<Res, Res> a = pipeline.openLane("a", stages, 3);
+    TaskLane<Res, Res> b = pipeline.openLane("b", stages, 3);
+    assertEquals(0, a.downloader());
+    assertEquals(1, b.downloader());
+    a.close();
+    TaskLane<Res, Res> c = pipeline.openLane("c", stages, 3);
+    assertEquals(0, c.downloader()); // not round robin: thread 1 still serves b
+    TaskLane<Res, Res> d = pipeline.openLane("d", stages, 3);
+    assertEquals(0, d.downloader()); // a tie goes to the first
+    assertEquals(List.of(111, 1111), runTask(d, "d", 2)); // served, in order
+    b.close();
+    c.close();
+  }
+
+  @Test
+  void twoDownloadThreadsAtOnceAreNotCountedAsOverlap() throws Exception {
+    PipelineMetrics m = new PipelineMetrics();
+    m.stageStarted(Stage.DOWNLOAD);
+    m.stageStarted(Stage.DOWNLOAD);
+    Thread.sleep(20);
+    m.stageEnded(Stage.DOWNLOAD);
+    m.stageEnded(Stage.DOWNLOAD);
+    assertEquals(0, m.snapshot().overlapNanos());
+    m.stageStarted(Stage.UPLOAD);
+    m.stageStarted(Stage.DOWNLOAD);
+    Thread.sleep(20);
+    m.stageEnded(Stage.DOWNLOAD);
+    m.stageEnded(Stage.UPLOAD);
+    assertTrue(m.snapshot().overlapNanos() >= 15_000_000L, "upload beside download overlaps");
+  }
+
+  @Test
   void downloadThreadsMustBeAtLeastOne() {
     assertThrows(
         IllegalArgumentException.class,

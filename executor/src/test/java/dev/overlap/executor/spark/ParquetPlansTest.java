@@ -35,6 +35,9 @@ class ParquetPlansTest {
             .master("local[2]")
             .appName("parquet-plans")
             .config("spark.ui.enabled", "false")
+            .config(
+                "spark.sql.warehouse.dir",
+                Files.createTempDirectory("overlap-plans-warehouse").toString())
             .getOrCreate();
     Path root = Files.createTempDirectory("overlap-plans");
     dir = root.resolve("t").toString();
@@ -98,6 +101,19 @@ class ParquetPlansTest {
     assertNull(beforePreparations(spark.read().parquet(dir).selectExpr("id + 1 as y")));
     assertNull(
         beforePreparations(spark.read().parquet(partitioned).select("k", "id")).parquetScan());
+  }
+
+  @Test
+  void aBucketedScanIsNotTakenBeforeSparksPreparations() {
+    spark.range(0, 1000).write().format("parquet").bucketBy(4, "id").saveAsTable("bucketed");
+    try {
+      Dataset<Row> t = spark.table("bucketed");
+      assertNull(beforePreparations(t));
+      // Prepared, Spark reads it as a plain scan (nothing needs the buckets): that one is taken.
+      assertNotNull(columnar(t).parquetScan());
+    } finally {
+      spark.sql("drop table bucketed");
+    }
   }
 
   @Test
