@@ -215,7 +215,7 @@ public final class EtlJob {
       JobSummary summary) {
     long t = System.nanoTime();
     // The plan phase's steps, in the log: where its time goes (with RAPIDS beside, say).
-    long[] steps = new long[5];
+    long[] steps = new long[6];
     Dataset<Row> lineitem = spark.read().parquet(input);
     steps[0] = System.nanoTime();
     EtlShape shape = EtlShape.of(lineitem); // refuses unusable input before any work
@@ -244,20 +244,22 @@ public final class EtlJob {
     Runnable restore = engine.equals(OVERLAP) ? withoutRapids(spark) : () -> {};
     try {
       q1 = q1.cache();
-      q6 = q6.cache();
       steps[4] = System.nanoTime();
+      q6 = q6.cache();
+      steps[5] = System.nanoTime();
       if (r1 != null) {
         summary.add("Q1", r1);
         summary.add("Q6", r6);
       }
       LOG.info(
-          "plan phase: input read {} ms, checked {} ms, Q1 planned {} ms, Q6 planned {} ms, both"
-              + " cached {} ms",
+          "plan phase: input read {} ms, checked {} ms, Q1 planned {} ms, Q6 planned {} ms, Q1"
+              + " cached {} ms, Q6 cached {} ms",
           (steps[0] - t) / 1_000_000,
           (steps[1] - steps[0]) / 1_000_000,
           (steps[2] - steps[1]) / 1_000_000,
           (steps[3] - steps[2]) / 1_000_000,
-          (steps[4] - steps[3]) / 1_000_000);
+          (steps[4] - steps[3]) / 1_000_000,
+          (steps[5] - steps[4]) / 1_000_000);
       t = summary.phaseSince("plan", t, "input listed, its schema read and checked");
       // Each query runs to its cached result on its own, so that its time is its own.
       rows = q1.count();

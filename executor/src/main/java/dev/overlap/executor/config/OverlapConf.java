@@ -204,6 +204,17 @@ public final class OverlapConf {
                   + " why the RAPIDS batches were not taken.")
           .enumConf(RapidsInput.class, RapidsInput.AUTO);
 
+  public static final ConfigEntry<Boolean> PLANNER_WARM_UP =
+      ConfigEntry.builder(PREFIX + "driver.plannerWarmUp")
+          .doc(
+              "Plan one small aggregation on a background thread of the driver as soon as the"
+                  + " application's Spark session exists (nothing runs: the plan is made and"
+                  + " dropped), so that the one-time cost of a JVM's first query plan (loading"
+                  + " Spark's planner, and beside the RAPIDS Accelerator its rules, several hundred"
+                  + " ms) is paid while the job reads its input, not in its first queries' plans.")
+          .startupOnly()
+          .booleanConf(true);
+
   public static final ConfigEntry<Long> PARQUET_BATCH_BYTES =
       ConfigEntry.builder(PREFIX + "parquet.batchBytes")
           .doc(
@@ -255,6 +266,7 @@ public final class OverlapConf {
           PARQUET_DECODE,
           PARQUET_BATCH_BYTES,
           RAPIDS_INPUT,
+          PLANNER_WARM_UP,
           TRACE_DIR,
           DEBUG_TRACK_BATCHES);
 

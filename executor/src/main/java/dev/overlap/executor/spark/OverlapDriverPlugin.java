@@ -12,8 +12,9 @@ import org.apache.spark.api.plugin.PluginContext;
 import org.apache.spark.resource.ResourceInformation;
 
 /**
- * Driver side: validates the configuration before any executor starts, and in local mode passes the
- * driver's GPU address to the executor (Spark gives a local executor no resources of its own).
+ * Driver side: validates the configuration before any executor starts, in local mode passes the
+ * driver's GPU address to the executor (Spark gives a local executor no resources of its own), and
+ * starts the planner's warm-up ({@link PlannerWarmUp}).
  *
  * <p>An unknown {@code spark.overlap.*} key or an invalid value throws an {@link
  * dev.overlap.executor.config.OverlapConfigException} from {@link #init}, which fails the
@@ -24,6 +25,8 @@ public final class OverlapDriverPlugin implements DriverPlugin {
   /** The extraConf key carrying the driver's GPU address to a local-mode executor. */
   static final String DRIVER_GPU_ADDRESS = "driverGpuAddress";
 
+  private PlannerWarmUp warmUp;
+
   @Override
   public Map<String, String> init(SparkContext sc, PluginContext ctx) {
     // An unknown key or a bad value fails the application here.
@@ -33,7 +36,10 @@ public final class OverlapDriverPlugin implements DriverPlugin {
       keys.add(kv._1());
     }
     OverlapConf.checkKnownKeys(keys);
-    OverlapConf.read(k -> conf.get(k, null));
+    OverlapConf settings = OverlapConf.read(k -> conf.get(k, null));
+    if (settings.get(OverlapConf.PLANNER_WARM_UP)) {
+      warmUp = PlannerWarmUp.start(sc);
+    }
     Map<String, String> extra = new HashMap<>();
     if (sc.isLocal()) {
       ResourceInformation gpu = sc.resources().get("gpu").getOrElse(() -> null);
@@ -42,5 +48,12 @@ public final class OverlapDriverPlugin implements DriverPlugin {
       }
     }
     return extra;
+  }
+
+  @Override
+  public void shutdown() {
+    if (warmUp != null) {
+      warmUp.stop();
+    }
   }
 }

@@ -45,6 +45,7 @@ public final class SparkEngine implements Engine {
       }
       writer = r;
     }
+    long start = System.nanoTime();
     StructType in = input.schema();
     ColumnType.forSchema(in, "input of " + kernel.name());
     StructType out = kernel.outputSchema(in);
@@ -63,6 +64,7 @@ public final class SparkEngine implements Engine {
     OverlapConf.RapidsInput mode = job.get(OverlapConf.RAPIDS_INPUT);
     boolean enabled = job.get(OverlapConf.ENABLED);
     boolean onClassPath = RapidsInput.present(SparkEngine.class.getClassLoader());
+    long settled = System.nanoTime();
     // Beside RAPIDS, a plain Parquet scan is planned without it first: Overlap decodes it itself.
     ColumnarPlans.Columnar columnar =
         RapidsInput.ownScanFirst(sparkConf, mode, enabled, job.get(OverlapConf.PARQUET_DECODE))
@@ -84,6 +86,7 @@ public final class SparkEngine implements Engine {
     if (writer != null && rapids != null) {
       writer.rapidsNotTaken(rapids.orElse(null));
     }
+    long planned = System.nanoTime();
     RDD<InternalRow> result;
     if (takeRapids) {
       result = RapidsInput.tables(input).toJavaRDD().mapPartitions(runner::runDeviceTables).rdd();
@@ -111,6 +114,15 @@ public final class SparkEngine implements Engine {
     } else {
       result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
     }
+    long end = System.nanoTime();
+    LOG.info(
+        "{} planned in {} ms: schemas and settings {} ms, input's plan {} ms, its partitions {}"
+            + " ms",
+        kernel.name(),
+        (end - start) / 1_000_000,
+        (settled - start) / 1_000_000,
+        (planned - settled) / 1_000_000,
+        (end - planned) / 1_000_000);
     return ds.sparkSession().internalCreateDataFrame(result, out, false);
   }
 

@@ -1,0 +1,125 @@
+package dev.overlap.executor.spark;
+
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans one small aggregation in the application's Spark session on a background thread of the
+ * driver, as soon as that session exists ({@code spark.overlap.driver.plannerWarmUp}).
+ *
+ * <p>A JVM's first query plan loads Spark's analyzer, optimizer and planner, and beside the RAPIDS
+ * Accelerator its rules (its {@code GpuOverrides}, initialized by the first plan under adaptive
+ * execution or the first cache): several hundred ms that a job otherwise pays inside its first
+ * queries' plans, one after the other. Here they are paid while the job lists and reads its input.
+ * Nothing runs: the plan is made and dropped, so no job, no SQL execution and no listener event
+ * comes of it. Whatever it has not finished when the job's own plan needs the same classes, the job
+ * waits for rather than repeats (the JVM initializes a class once).
+ */
+final class PlannerWarmUp implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(PlannerWarmUp.class);
+
+  static final String THREAD_NAME = "overlap-planner-warm-up";
+
+  /** How often the thread looks for the session, and for how long at most. */
+  private static final long POLL_MILLIS = 10;
+
+  private static final long WAIT_MILLIS = 120_000;
+
+  private final Supplier<Optional<SparkSession>> session;
+  private final BooleanSupplier stopped;
+  private final long waitMillis;
+  private volatile boolean planned;
+  private Thread thread;
+
+  PlannerWarmUp(
+      Supplier<Optional<SparkSession>> session, BooleanSupplier stopped, long waitMillis) {
+    this.session = session;
+    this.stopped = stopped;
+    this.waitMillis = waitMillis;
+  }
+
+  /**
+   * Starts the warm-up for {@code sc}'s application on a daemon thread: it plans in the default
+   * session once there is one on {@code sc}, and gives up when {@code sc} stops or after two
+   * minutes without one.
+   */
+  static PlannerWarmUp start(SparkContext sc) {
+    PlannerWarmUp w =
+        new PlannerWarmUp(
+            () -> {
+              Optional<SparkSession> s =
+                  Optional.ofNullable(SparkSession.getDefaultSession().getOrElse(() -> null));
+              // A session left by an earlier context in this JVM is not this application's.
+              return s.filter(x -> x.sparkContext() == sc);
+            },
+            sc::isStopped,
+            WAIT_MILLIS);
+    w.thread = new Thread(w, THREAD_NAME);
+    w.thread.setDaemon(true);
+    w.thread.start();
+    return w;
+  }
+
+  /** Whether the plan was made. */
+  boolean planned() {
+    return planned;
+  }
+
+  /** Waits at most {@code millis} for the thread to end; whether it has. */
+  boolean join(long millis) throws InterruptedException {
+    thread.join(millis);
+    return !thread.isAlive();
+  }
+
+  /** Stops waiting for the session (the context stops). */
+  void stop() {
+    thread.interrupt();
+  }
+
+  @Override
+  public void run() {
+    long deadline = System.nanoTime() + waitMillis * 1_000_000;
+    try {
+      Optional<SparkSession> s = session.get();
+      while (s.isEmpty()) {
+        if (stopped.getAsBoolean() || System.nanoTime() > deadline) {
+          return;
+        }
+        Thread.sleep(POLL_MILLIS);
+        s = session.get();
+      }
+      long t = System.nanoTime();
+      plan(s.get());
+      planned = true;
+      LOG.info("Spark's planner warmed up in {} ms", (System.nanoTime() - t) / 1_000_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception | LinkageError e) {
+      // A plan that fails here fails in the job too, with its own message; nothing is lost.
+      LOG.info("the planner's warm-up stopped: {}", e.toString());
+    }
+  }
+
+  /**
+   * Plans, without running it, an aggregation over a filter and a cast: the analyzer, the
+   * optimizer, the aggregation and exchange strategies, adaptive execution's preparations (where
+   * RAPIDS' rules first run).
+   */
+  static void plan(SparkSession spark) {
+    var ds =
+        (org.apache.spark.sql.classic.Dataset<Row>)
+            spark
+                .range(1)
+                .selectExpr("id % 2 as k", "cast(id as double) as v")
+                .where("v >= 0")
+                .groupBy("k")
+                .sum("v");
+    ds.queryExecution().executedPlan();
+  }
+}
