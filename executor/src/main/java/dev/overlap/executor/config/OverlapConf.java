@@ -144,14 +144,15 @@ public final class OverlapConf {
       ConfigEntry.builder(PREFIX + "pipeline.downloadThreads")
           .doc(
               "Threads that bring kernels' results back, per executor. Each task is served by one"
-                  + " of them (the one serving the fewest running tasks when a task starts), so its results come back in order; several"
-                  + " let different tasks' results come back at once. Results copied back as they"
-                  + " are share the download stream; results written as Parquet"
-                  + " (GpuPartitions.write) are encoded on the device by their thread, several"
-                  + " tasks' encodes at once, each needing device memory of about its batch's"
-                  + " output while it runs.")
+                  + " of them (the one serving the fewest running tasks when a task starts), so its"
+                  + " results come back in order; several let different tasks' results come back"
+                  + " at once. Results copied back as they are share the download stream; results"
+                  + " written as Parquet (GpuPartitions.write) are encoded on the device by their"
+                  + " thread, each encode needing device memory of about its batch's output while"
+                  + " it runs. 1 by default: on an H200, 4 threads made features' Parquet write no"
+                  + " faster (docs/benchmarks.md, thirteenth set).")
           .startupOnly()
-          .intConf(4, 1, 64);
+          .intConf(1, 1, 64);
 
   public static final ConfigEntry<Integer> BATCH_MAX_ROWS =
       ConfigEntry.builder(PREFIX + "batch.maxRows")
