@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * compared; with the RAPIDS Accelerator in {@code spark.plugins}, it runs them on the GPU.
  */
 public final class EtlJob {
-  private static final Logger LOG = LoggerFactory.getLogger(EtlJob.class);
+  /** The plan phase's steps: to the run's log only (conf/log4j2.properties). */
+  private static final Logger LOG = LoggerFactory.getLogger("dev.overlap.diagnostics.EtlJob");
 
   /** The default engine: the queries' per-batch work runs as Overlap's kernels. */
   static final String OVERLAP = "overlap";

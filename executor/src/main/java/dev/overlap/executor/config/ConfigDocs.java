@@ -19,6 +19,18 @@ public final class ConfigDocs {
 
   private ConfigDocs() {}
 
+  /**
+   * When a key is read: the driver's keys at its start, the other startup keys at an executor's.
+   */
+  static String read(ConfigEntry<?> e) {
+    if (!e.startupOnly()) {
+      return "per job (session conf)";
+    }
+    return e.key().startsWith(OverlapConf.PREFIX + "driver.")
+        ? "at driver start"
+        : "at executor start";
+  }
+
   /** The generated table, markers included. */
   public static String table() {
     StringBuilder sb = new StringBuilder();
@@ -31,7 +43,7 @@ public final class ConfigDocs {
           .append("` | ")
           .append(e.accepted())
           .append(e.defaultText().isEmpty() ? " | (empty) | " : " | `" + e.defaultText() + "` | ")
-          .append(e.startupOnly() ? "at executor start" : "per job (session conf)")
+          .append(read(e))
           .append(" | ")
           .append(e.doc().replace("|", "\\|"))
           .append(" |\n");

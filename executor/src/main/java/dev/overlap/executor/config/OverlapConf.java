@@ -212,7 +212,9 @@ public final class OverlapConf {
                   + " application's Spark session exists (nothing runs: the plan is made and"
                   + " dropped), so that the one-time cost of a JVM's first query plan (loading"
                   + " Spark's planner, and beside the RAPIDS Accelerator its rules, several hundred"
-                  + " ms) is paid while the job reads its input, not in its first queries' plans.")
+                  + " ms) is paid while the job reads its input, not in its first queries' plans."
+                  + " It takes a driver core for a few seconds: on a driver with two cores or"
+                  + " fewer it may gain nothing.")
           .startupOnly()
           .booleanConf(true);
 

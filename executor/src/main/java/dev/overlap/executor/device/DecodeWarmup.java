@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
 final class DecodeWarmup {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeWarmup.class);
 
+  /** Its time: to the run's log only (conf/log4j2.properties), not to the terminal. */
+  private static final Logger TIMES =
+      LoggerFactory.getLogger("dev.overlap.diagnostics.DecodeWarmup");
+
   private DecodeWarmup() {}
 
   /** Starts the warm-up on {@code device}; the returned thread may be joined before shutdown. */
@@ -40,7 +44,7 @@ final class DecodeWarmup {
               try {
                 Cuda.setDevice(device);
                 run();
-                LOG.info(
+                TIMES.info(
                     "Parquet decode warmed up in {} ms", (System.nanoTime() - start) / 1000000);
               } catch (RuntimeException | Error e) {
                 LOG.warn("Parquet decode warm-up failed (the first decode will be slower)", e);

@@ -53,7 +53,7 @@ public final class OverlapDriverPlugin implements DriverPlugin {
   @Override
   public void shutdown() {
     if (warmUp != null) {
-      warmUp.stop();
+      warmUp.stop(2_000);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.overlap.executor.spark;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
@@ -22,26 +23,37 @@ import org.slf4j.LoggerFactory;
  * waits for rather than repeats (the JVM initializes a class once).
  */
 final class PlannerWarmUp implements Runnable {
-  private static final Logger LOG = LoggerFactory.getLogger(PlannerWarmUp.class);
+  /** Its lines go to the run's log only (conf/log4j2.properties), not to the terminal. */
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.overlap.diagnostics.PlannerWarmUp");
 
   static final String THREAD_NAME = "overlap-planner-warm-up";
 
-  /** How often the thread looks for the session, and for how long at most. */
+  /** How often the thread looks for the session. */
   private static final long POLL_MILLIS = 10;
 
+  /** How long it looks for the session at most. */
   private static final long WAIT_MILLIS = 120_000;
+
+  private static final AtomicReference<PlannerWarmUp> LAST_STARTED = new AtomicReference<>();
 
   private final Supplier<Optional<SparkSession>> session;
   private final BooleanSupplier stopped;
   private final long waitMillis;
+  private final Thread thread;
   private volatile boolean planned;
-  private Thread thread;
 
+  /**
+   * A warm-up, not started: it plans in the session {@code session} gives once there is one, and
+   * gives up when {@code stopped} says so or after {@code waitMillis} without one.
+   */
   PlannerWarmUp(
       Supplier<Optional<SparkSession>> session, BooleanSupplier stopped, long waitMillis) {
     this.session = session;
     this.stopped = stopped;
     this.waitMillis = waitMillis;
+    this.thread = new Thread(this, THREAD_NAME);
+    thread.setDaemon(true);
   }
 
   /**
@@ -50,20 +62,36 @@ final class PlannerWarmUp implements Runnable {
    * minutes without one.
    */
   static PlannerWarmUp start(SparkContext sc) {
-    PlannerWarmUp w =
-        new PlannerWarmUp(
-            () -> {
-              Optional<SparkSession> s =
-                  Optional.ofNullable(SparkSession.getDefaultSession().getOrElse(() -> null));
-              // A session left by an earlier context in this JVM is not this application's.
-              return s.filter(x -> x.sparkContext() == sc);
-            },
-            sc::isStopped,
-            WAIT_MILLIS);
-    w.thread = new Thread(w, THREAD_NAME);
-    w.thread.setDaemon(true);
+    PlannerWarmUp w = new PlannerWarmUp(() -> sessionOf(sc), sc::isStopped, WAIT_MILLIS);
+    LAST_STARTED.set(w);
     w.thread.start();
     return w;
+  }
+
+  /** The warm-up {@link #start} started last in this JVM, null when none: for tests. */
+  static PlannerWarmUp lastStarted() {
+    return LAST_STARTED.get();
+  }
+
+  /** Forgets the last started warm-up: for tests. */
+  static void forgetLastStarted() {
+    LAST_STARTED.set(null);
+  }
+
+  /**
+   * The default session when it runs on {@code sc}: one an earlier context left is not {@code
+   * sc}'s.
+   */
+  static Optional<SparkSession> sessionOf(SparkContext sc) {
+    SparkSession s = SparkSession.getDefaultSession().getOrElse(() -> null);
+    return s != null && s.sparkContext() == sc && !sc.isStopped()
+        ? Optional.of(s)
+        : Optional.empty();
+  }
+
+  /** The thread it runs on (started by {@link #start}). */
+  Thread thread() {
+    return thread;
   }
 
   /** Whether the plan was made. */
@@ -71,15 +99,17 @@ final class PlannerWarmUp implements Runnable {
     return planned;
   }
 
-  /** Waits at most {@code millis} for the thread to end; whether it has. */
-  boolean join(long millis) throws InterruptedException {
-    thread.join(millis);
-    return !thread.isAlive();
-  }
-
-  /** Stops waiting for the session (the context stops). */
-  void stop() {
+  /**
+   * Stops waiting for the session, and waits at most {@code millis} for a plan under way to end
+   * (with the context stopping, it fails at once).
+   */
+  void stop(long millis) {
     thread.interrupt();
+    try {
+      thread.join(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
@@ -94,15 +124,21 @@ final class PlannerWarmUp implements Runnable {
         Thread.sleep(POLL_MILLIS);
         s = session.get();
       }
+      if (stopped.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+        return;
+      }
       long t = System.nanoTime();
       plan(s.get());
       planned = true;
       LOG.info("Spark's planner warmed up in {} ms", (System.nanoTime() - t) / 1_000_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (Exception | LinkageError e) {
-      // A plan that fails here fails in the job too, with its own message; nothing is lost.
-      LOG.info("the planner's warm-up stopped: {}", e.toString());
+    } catch (Exception | Error e) {
+      // A plan that fails here fails in the job too, with its own message; nothing is lost. One
+      // that fails because the application stopped meanwhile is not worth a line.
+      if (!stopped.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+        LOG.info("the planner's warm-up stopped: {}", e.toString());
+      }
     }
   }
 

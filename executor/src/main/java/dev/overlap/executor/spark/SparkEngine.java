@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
 
 /** The implementation behind the public API, found by {@link Engine#get()}. */
 public final class SparkEngine implements Engine {
-  private static final Logger LOG = LoggerFactory.getLogger(SparkEngine.class);
+  /** Planning times: to the run's log only (conf/log4j2.properties), not to the terminal. */
+  private static final Logger TIMES =
+      LoggerFactory.getLogger("dev.overlap.diagnostics.SparkEngine");
 
   @Override
   public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
@@ -115,7 +117,7 @@ public final class SparkEngine implements Engine {
       result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
     }
     long end = System.nanoTime();
-    LOG.info(
+    TIMES.info(
         "{} planned in {} ms: schemas and settings {} ms, input's plan {} ms, its partitions {}"
             + " ms",
         kernel.name(),
@@ -220,7 +222,7 @@ public final class SparkEngine implements Engine {
     if (again) {
       own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
     }
-    LOG.info(
+    TIMES.info(
         "a plain Parquet scan planned without RAPIDS' rules in {} ms ({})",
         (System.nanoTime() - start) / 1_000_000,
         again ? "again, in a clone of the session" : "Spark's plan before its preparations");
