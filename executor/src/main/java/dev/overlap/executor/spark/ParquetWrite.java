@@ -43,6 +43,7 @@ final class ParquetWrite implements Serializable {
   private final String jobTracker;
   private final ParquetOutput output;
   private final OutputWriterFactory cpuWriter;
+  private final StructType schema;
   private final String path;
   private transient Job job;
 
@@ -52,6 +53,7 @@ final class ParquetWrite implements Serializable {
       String jobTracker,
       ParquetOutput output,
       OutputWriterFactory cpuWriter,
+      StructType schema,
       String path) {
     this.committer = committer;
     this.job = job;
@@ -59,6 +61,7 @@ final class ParquetWrite implements Serializable {
     this.jobTracker = jobTracker;
     this.output = output;
     this.cpuWriter = cpuWriter;
+    this.schema = schema;
     this.path = path;
   }
 
@@ -93,7 +96,7 @@ final class ParquetWrite implements Serializable {
               protocol, UUID.randomUUID().toString(), qualified.toString(), false);
       committer.setupJob(job);
       String tracker = new SimpleDateFormat("yyyyMMddHHmmss", Locale.US).format(new Date());
-      return new ParquetWrite(committer, job, tracker, output, cpu, qualified.toString());
+      return new ParquetWrite(committer, job, tracker, output, cpu, schema, qualified.toString());
     } catch (IOException e) {
       throw new UncheckedIOException("output '" + output.path() + "': " + e.getMessage(), e);
     }
@@ -129,6 +132,18 @@ final class ParquetWrite implements Serializable {
 
   String path() {
     return path;
+  }
+
+  /**
+   * In a task that wrote no file: writes one Parquet file of no rows with the output's schema, as
+   * Spark's own writer does in a write's first task, so that an output with no rows still reads
+   * back with its columns (a folder with only {@code _SUCCESS} has no schema to read).
+   */
+  void schemaOnlyFile(TaskFiles files) throws IOException {
+    String file = files.newFile(cpuWriter.getFileExtension(files.context()));
+    cpuWriter.newInstance(file, schema, files.context()).close();
+    Path p = new Path(file);
+    files.addBytes(p.getFileSystem(files.context().getConfiguration()).getFileStatus(p).getLen());
   }
 
   /** On an executor: the running task's attempt, set up in the protocol. */

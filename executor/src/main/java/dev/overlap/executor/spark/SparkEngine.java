@@ -18,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -189,6 +191,14 @@ public final class SparkEngine implements Engine {
                 .toJavaRDD()
                 .mapPartitions(it -> writeTask(write, files -> runner.writeRows(it, write, files)));
       }
+      if (tasks.getNumPartitions() == 0) {
+        // An input of no partitions still gets its one task, which writes the schema's file.
+        tasks =
+            JavaSparkContext.fromSparkContext(ds.sparkSession().sparkContext())
+                .parallelize(List.of(0), 1)
+                .mapPartitions(
+                    it -> writeTask(write, files -> new PartitionRunner.Wrote(0, false)));
+      }
       return write.commit(tasks.collect());
     } catch (Throwable e) { // SparkException from collect is checked
       write.abort(e);
@@ -235,6 +245,11 @@ public final class SparkEngine implements Engine {
     TaskFiles files = write.openTask();
     try {
       PartitionRunner.Wrote w = body.run(files);
+      // As Spark's own writer: the first task writes a file even with no rows, so that an output
+      // of no rows has its schema.
+      if (files.files() == 0 && TaskContext.getPartitionId() == 0) {
+        write.schemaOnlyFile(files);
+      }
       return List.of(files.commit(w.rows(), w.gpu())).iterator();
     } catch (Exception | Error e) {
       files.abort(e);

@@ -154,6 +154,24 @@ class GpuWriteGpuTest {
   }
 
   @Test
+  void anOutputOfNoRowsOnTheGpuReadsBackWithItsSchema() throws IOException {
+    Path in = root.resolve("no-rows-in");
+    TestData.frame(spark, 20_000, 4).write().parquet(in.toString());
+    Dataset<Row> df = spark.read().parquet(in.toString()).where("id < 0");
+    assertTrue(
+        df.javaRDD().getNumPartitions() > 1, "the case under test: several tasks, every one empty");
+    StructType declared = new AllTypesKernel().outputSchema(df.schema());
+    Path dir = root.resolve("no-rows");
+    Written w = GpuPartitions.write(df, new AllTypesKernel(), ParquetOutput.to(dir.toString()));
+    assertEquals(df.javaRDD().getNumPartitions(), w.gpuTasks());
+    assertWritten(dir, w, ".snappy.parquet", 0);
+    assertEquals(1, w.files(), "the first task's file of no rows");
+    Dataset<Row> back = spark.read().parquet(dir.toString());
+    assertEquals(nullable(declared), back.schema());
+    assertEquals(0, back.count());
+  }
+
+  @Test
   void aTasksOutputIsSplitIntoFilesByRows() throws IOException {
     Dataset<Row> df = TestData.frame(spark, 20_000, 1);
     Path dir = root.resolve("by-rows");

@@ -458,6 +458,47 @@ class ParquetWriteTest {
   }
 
   @Test
+  void anOutputOfNoRowsIsOneFileWithTheSchemaAndReadsBack() throws IOException {
+    Path in = tmp.resolve("in");
+    TestData.frame(spark, 1000, 3).write().parquet(in.toString());
+    Dataset<Row> df = spark.read().parquet(in.toString()).where("id < 0");
+    assertTrue(
+        df.javaRDD().getNumPartitions() > 1, "the case under test: several tasks, every one empty");
+    AllTypesKernel kernel = new AllTypesKernel();
+    Path out = tmp.resolve("out");
+
+    Written w = GpuPartitions.write(df, kernel, ParquetOutput.to(out.toString()));
+
+    // As Spark's own writer: the first task writes a file of no rows, the others none.
+    List<Path> parts = parts(out);
+    assertEquals(
+        Set.of(new Name(0, 0)), new HashSet<>(checkNames(parts, ".snappy.parquet").values()));
+    assertEquals(0, rowsIn(parts.get(0)));
+    Dataset<Row> back = spark.read().parquet(out.toString());
+    assertEquals(namesAndTypes(kernel.outputSchema(TestData.SCHEMA)), namesAndTypes(back.schema()));
+    assertEquals(0, back.count());
+    assertEquals(new Written(0, 1, length(parts), 0), w);
+  }
+
+  @Test
+  void anInputOfNoPartitionsStillWritesTheSchemasFile() throws IOException {
+    Dataset<Row> df = spark.createDataFrame(List.<Row>of(), TestData.SCHEMA);
+    assertEquals(0, df.javaRDD().getNumPartitions(), "the case under test: no partitions at all");
+    AllTypesKernel kernel = new AllTypesKernel();
+    Path out = tmp.resolve("out");
+
+    Written w = GpuPartitions.write(df, kernel, ParquetOutput.to(out.toString()));
+
+    List<Path> parts = parts(out);
+    assertEquals(1, parts.size(), parts.toString());
+    Dataset<Row> back = spark.read().parquet(out.toString());
+    assertEquals(namesAndTypes(kernel.outputSchema(TestData.SCHEMA)), namesAndTypes(back.schema()));
+    assertEquals(0, back.count());
+    assertTrue(Files.isRegularFile(out.resolve("_SUCCESS")));
+    assertEquals(new Written(0, 1, length(parts), 0), w);
+  }
+
+  @Test
   void anExistingFolderThatIsNotEmptyIsRefusedBeforeAnyWorkAndLeftAsItWas() throws Exception {
     Path out = tmp.resolve("existing");
     Files.createDirectories(out.resolve("sub"));
