@@ -156,10 +156,10 @@ log_dir="${OVERLAP_LOG_DIR:-$here/logs}"
 mkdir -p "$log_dir" 2>/dev/null || log_dir="${TMPDIR:-/tmp}"
 log_file="$log_dir/overlap-$job-$(date +%Y%m%d-%H%M%S)-$$.log"
 log_opts=("-Dlog4j2.configurationFile=file:$here/conf/log4j2.properties" "-Doverlap.log.file=$log_file")
-# cuDF's and RMM's own lines (cuDF's pinned pool prints one for each allocation it refuses, which
-# then comes from pageable memory) go to files beside the run's log, not the terminal.
+# RMM's own lines (cuDF's pinned pool prints one for each allocation it refuses, which then comes
+# from pageable memory) go to a file beside the run's log, not the terminal; RMM creates it only
+# when it has a line to write.
 export RMM_DEBUG_LOG_FILE="${RMM_DEBUG_LOG_FILE:-${log_file%.log}-rmm.log}"
-export CUDF_DEBUG_LOG_FILE="${CUDF_DEBUG_LOG_FILE:-${log_file%.log}-cudf.log}"
 [[ "$verbose" -eq 1 ]] && log_opts+=(-Doverlap.console.level=all -Doverlap.console.trace=full)
 # The project folder, which no output may replace.
 export OVERLAP_HOME="$here"

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
@@ -24,6 +25,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(ParquetSource.class);
+
+  /** Lines for every file after the first: to the run's log only (conf/log4j2.properties). */
+  private static final Logger DETAIL =
+      LoggerFactory.getLogger("dev.overlap.diagnostics.ParquetSource");
+
+  /** Whether this JVM said once that a row group is larger than a staging buffer. */
+  private static final AtomicBoolean LARGE_GROUP_SAID = new AtomicBoolean();
 
   private final List<FilePlan> files;
   private final Configuration conf;
@@ -84,13 +92,20 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           if (empty && b > buffer.getLength()) {
             // One row group larger than a staging buffer: a buffer of its own.
             HostMemoryBuffer own = allocate(b);
-            LOG.info(
-                "{}: row group {} has {} compressed bytes of the columns read, more than a"
-                    + " staging buffer ({}); reading it into a buffer of its own",
-                plan.split().fileName(),
-                groups[to],
-                b,
-                buffer.getLength());
+            // Once on the terminal, with what to do about it; every one in the log.
+            boolean first = LARGE_GROUP_SAID.compareAndSet(false, true);
+            (first ? LOG : DETAIL)
+                .info(
+                    "{}: row group {} has {} compressed bytes of the columns read, more than a"
+                        + " staging buffer ({}); reading it into a buffer of its own{}",
+                    plan.split().fileName(),
+                    groups[to],
+                    b,
+                    buffer.getLength(),
+                    first
+                        ? " (so are other such row groups, each logged in the run's log;"
+                            + " spark.overlap.staging.bufferSize sets the buffers' size)"
+                        : "");
             giveBack.run();
             buffer = own;
             giveBack = own::close;
