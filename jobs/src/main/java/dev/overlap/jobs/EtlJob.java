@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.udf;
 
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.trace.Diagnostics;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -23,7 +24,6 @@ import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * TPC-H Q1 and Q6 over Parquet {@code lineitem}: filters and derived columns run as GPU kernels
@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EtlJob {
   /** The plan phase's steps: to the run's log only (conf/log4j2.properties). */
-  private static final Logger LOG = LoggerFactory.getLogger("dev.overlap.diagnostics.EtlJob");
+  private static final Logger LOG = Diagnostics.logger(EtlJob.class);
 
   /** The default engine: the queries' per-batch work runs as Overlap's kernels. */
   static final String OVERLAP = "overlap";

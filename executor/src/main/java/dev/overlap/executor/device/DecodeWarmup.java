@@ -13,6 +13,7 @@ import ai.rapids.cudf.ParquetWriterOptions;
 import ai.rapids.cudf.Table;
 import ai.rapids.cudf.TableWriter;
 import dev.overlap.executor.pipeline.Closing;
+import dev.overlap.executor.trace.Diagnostics;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -30,8 +31,7 @@ final class DecodeWarmup {
   private static final Logger LOG = LoggerFactory.getLogger(DecodeWarmup.class);
 
   /** Its time: to the run's log only (conf/log4j2.properties), not to the terminal. */
-  private static final Logger TIMES =
-      LoggerFactory.getLogger("dev.overlap.diagnostics.DecodeWarmup");
+  private static final Logger TIMES = Diagnostics.logger(DecodeWarmup.class);
 
   private DecodeWarmup() {}
 

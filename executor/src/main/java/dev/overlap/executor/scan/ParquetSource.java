@@ -7,6 +7,7 @@ import ai.rapids.cudf.HybridScanReader;
 import ai.rapids.cudf.ParquetOptions;
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pack.PinnedShare;
+import dev.overlap.executor.trace.Diagnostics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -27,8 +28,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
   private static final Logger LOG = LoggerFactory.getLogger(ParquetSource.class);
 
   /** Lines for every file after the first: to the run's log only (conf/log4j2.properties). */
-  private static final Logger DETAIL =
-      LoggerFactory.getLogger("dev.overlap.diagnostics.ParquetSource");
+  private static final Logger DETAIL = Diagnostics.logger(ParquetSource.class);
 
   /** Whether this JVM said once that a row group is larger than a staging buffer. */
   private static final AtomicBoolean LARGE_GROUP_SAID = new AtomicBoolean();

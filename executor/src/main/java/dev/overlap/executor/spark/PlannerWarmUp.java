@@ -1,5 +1,6 @@
 package dev.overlap.executor.spark;
 
+import dev.overlap.executor.trace.Diagnostics;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -8,7 +9,6 @@ import org.apache.spark.SparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Plans one small aggregation in the application's Spark session on a background thread of the
@@ -24,8 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PlannerWarmUp implements Runnable {
   /** Its lines go to the run's log only (conf/log4j2.properties), not to the terminal. */
-  private static final Logger LOG =
-      LoggerFactory.getLogger("dev.overlap.diagnostics.PlannerWarmUp");
+  private static final Logger LOG = Diagnostics.logger(PlannerWarmUp.class);
 
   static final String THREAD_NAME = "overlap-planner-warm-up";
 

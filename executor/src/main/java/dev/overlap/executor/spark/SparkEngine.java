@@ -12,6 +12,7 @@ import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.trace.Diagnostics;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;
@@ -31,13 +32,11 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** The implementation behind the public API, found by {@link Engine#get()}. */
 public final class SparkEngine implements Engine {
   /** Planning times: to the run's log only (conf/log4j2.properties), not to the terminal. */
-  private static final Logger TIMES =
-      LoggerFactory.getLogger("dev.overlap.diagnostics.SparkEngine");
+  private static final Logger TIMES = Diagnostics.logger(SparkEngine.class);
 
   @Override
   public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
