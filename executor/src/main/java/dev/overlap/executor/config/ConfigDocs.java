@@ -26,9 +26,7 @@ public final class ConfigDocs {
     if (!e.startupOnly()) {
       return "per job (session conf)";
     }
-    return e.key().startsWith(OverlapConf.PREFIX + "driver.")
-        ? "at driver start"
-        : "at executor start";
+    return e.driverStart() ? "at driver start" : "at executor start";
   }
 
   /** The generated table, markers included. */

@@ -37,6 +37,7 @@ public final class ConfigEntry<T> {
   private final String defaultText;
   private final String doc;
   private final boolean startupOnly;
+  private final boolean driverStart;
   private final List<String> allowed;
   private final Function<String, T> parser;
   private final Function<T, String> validator;
@@ -47,6 +48,7 @@ public final class ConfigEntry<T> {
       String defaultText,
       String doc,
       boolean startupOnly,
+      boolean driverStart,
       List<String> allowed,
       Function<String, T> parser,
       Function<T, String> validator) {
@@ -58,6 +60,7 @@ public final class ConfigEntry<T> {
     this.defaultText = defaultText;
     this.doc = doc;
     this.startupOnly = startupOnly;
+    this.driverStart = driverStart;
     this.allowed = List.copyOf(allowed);
     this.parser = parser;
     this.validator = validator;
@@ -83,6 +86,11 @@ public final class ConfigEntry<T> {
 
   public boolean startupOnly() {
     return startupOnly;
+  }
+
+  /** Whether the driver reads this key, once, at its start (a startup-only key). */
+  public boolean driverStart() {
+    return driverStart;
   }
 
   /** The accepted values of an enum key, in upper case; empty for other types. */
@@ -131,6 +139,7 @@ public final class ConfigEntry<T> {
     private final String key;
     private String doc = "";
     private boolean startupOnly;
+    private boolean driverStart;
 
     private Builder(String key) {
       this.key = Objects.requireNonNull(key);
@@ -146,6 +155,13 @@ public final class ConfigEntry<T> {
       return this;
     }
 
+    /** Read by the driver at its start (not by executors): a startup-only key. */
+    Builder readAtDriverStart() {
+      this.startupOnly = true;
+      this.driverStart = true;
+      return this;
+    }
+
     ConfigEntry<Boolean> booleanConf(boolean def) {
       return new ConfigEntry<>(
           key,
@@ -153,6 +169,7 @@ public final class ConfigEntry<T> {
           Boolean.toString(def),
           doc,
           startupOnly,
+          driverStart,
           List.of(),
           ConfigEntry::parseBoolean,
           v -> null);
@@ -165,6 +182,7 @@ public final class ConfigEntry<T> {
           Integer.toString(def),
           doc,
           startupOnly,
+          driverStart,
           List.of(),
           Integer::parseInt,
           v -> v < min || v > max ? "must be between " + min + " and " + max : null);
@@ -177,6 +195,7 @@ public final class ConfigEntry<T> {
           Double.toString(def),
           doc,
           startupOnly,
+          driverStart,
           List.of(),
           Double::parseDouble,
           v ->
@@ -192,6 +211,7 @@ public final class ConfigEntry<T> {
           def,
           doc,
           startupOnly,
+          driverStart,
           List.of(),
           ByteSize::parse,
           v -> v < min ? "must be at least " + ByteSize.format(min) : null);
@@ -199,7 +219,7 @@ public final class ConfigEntry<T> {
 
     ConfigEntry<String> stringConf(String def) {
       return new ConfigEntry<>(
-          key, Type.STRING, def, doc, startupOnly, List.of(), s -> s, v -> null);
+          key, Type.STRING, def, doc, startupOnly, driverStart, List.of(), s -> s, v -> null);
     }
 
     <E extends Enum<E>> ConfigEntry<E> enumConf(Class<E> enumClass, E def) {
@@ -213,6 +233,7 @@ public final class ConfigEntry<T> {
           def.name(),
           doc,
           startupOnly,
+          driverStart,
           names,
           s -> Enum.valueOf(enumClass, s.toUpperCase(Locale.ROOT)),
           v -> null);

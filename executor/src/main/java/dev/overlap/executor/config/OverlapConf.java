@@ -215,7 +215,7 @@ public final class OverlapConf {
                   + " ms) is paid while the job reads its input, not in its first queries' plans."
                   + " It takes a driver core for a few seconds: on a driver with two cores or"
                   + " fewer it may gain nothing.")
-          .startupOnly()
+          .readAtDriverStart()
           .booleanConf(true);
 
   public static final ConfigEntry<Long> PARQUET_BATCH_BYTES =

@@ -16,6 +16,31 @@ import org.junit.jupiter.api.Test;
 
 class OverlapConfTest {
   @Test
+  void theReadColumnFollowsHowAKeyIsDeclaredNotItsName() {
+    ConfigEntry<Boolean> driver =
+        ConfigEntry.builder(OverlapConf.PREFIX + "some.key").readAtDriverStart().booleanConf(true);
+    assertTrue(driver.startupOnly());
+    assertEquals("at driver start", ConfigDocs.read(driver));
+    assertEquals(
+        "at executor start",
+        ConfigDocs.read(
+            ConfigEntry.builder(OverlapConf.PREFIX + "driver.named")
+                .startupOnly()
+                .booleanConf(true)));
+    assertEquals(
+        "per job (session conf)",
+        ConfigDocs.read(ConfigEntry.builder(OverlapConf.PREFIX + "other.key").booleanConf(true)));
+  }
+
+  /** The convention configs.md states: the driver's keys, and only they, are under driver. */
+  @Test
+  void theKeysUnderDriverAreTheKeysTheDriverReadsAtItsStart() {
+    for (ConfigEntry<?> e : OverlapConf.ALL) {
+      assertEquals(e.key().startsWith(OverlapConf.PREFIX + "driver."), e.driverStart(), e.key());
+    }
+  }
+
+  @Test
   void defaultsParse() {
     OverlapConf c = OverlapConf.defaults();
     assertEquals(128L << 20, c.get(OverlapConf.STAGING_BUFFER_SIZE));
