@@ -40,8 +40,9 @@ public final class GpuPartitions {
    * encodes each batch's output on the device and only the encoded bytes come back; without one,
    * the kernel's CPU implementation and Spark's own Parquet writer do the same job. Files go
    * through Spark's commit protocol: the output appears whole, with {@code _SUCCESS}, or not at
-   * all. An output of no rows is one file of no rows with the schema, as Spark's writer leaves.
-   * Runs at once (an action).
+   * all. As with Spark's own writer, the first task writes a file of no rows with the schema when
+   * it has no rows, so that an output of no rows reads back with its columns. Runs at once (an
+   * action).
    *
    * @throws IllegalArgumentException before any work starts, as {@link #map} does, and when the
    *     output exists and is not an empty folder

@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
 public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(ParquetSource.class);
 
-  /** Lines for every file after the first: to the run's log only (conf/log4j2.properties). */
+  /**
+   * Every row group larger than a staging buffer after this JVM's first: to the run's log only
+   * (conf/log4j2.properties).
+   */
   private static final Logger DETAIL = Diagnostics.logger(ParquetSource.class);
 
   /** Whether this JVM said once that a row group is larger than a staging buffer. */
@@ -103,7 +106,8 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
                     b,
                     buffer.getLength(),
                     first
-                        ? " (so are other such row groups, each logged in the run's log;"
+                        ? " (so are other such row groups, each logged at INFO as"
+                            + " dev.overlap.diagnostics.ParquetSource;"
                             + " spark.overlap.staging.bufferSize sets the buffers' size)"
                         : "");
             giveBack.run();

@@ -481,6 +481,48 @@ class ParquetWriteTest {
   }
 
   @Test
+  void anEmptyFirstTaskBesideTasksWithRowsAddsOneFileOfNoRows() throws IOException {
+    // The first partition's rows dropped below the plan, where no optimizer rule reaches.
+    Dataset<Row> df =
+        spark.createDataFrame(
+            TestData.frame(spark, 3000, 3)
+                .javaRDD()
+                .mapPartitionsWithIndex(
+                    (i, it) -> i == 0 ? java.util.Collections.<Row>emptyIterator() : it, true),
+            TestData.SCHEMA);
+    List<Long> perTask =
+        df.javaRDD()
+            .mapPartitions(
+                it -> {
+                  long n = 0;
+                  for (; it.hasNext(); it.next()) {
+                    n++;
+                  }
+                  return List.of(n).iterator();
+                })
+            .collect();
+    assertEquals(0L, perTask.get(0), "the case under test: the first task empty " + perTask);
+    assertTrue(perTask.stream().skip(1).anyMatch(n -> n > 0), perTask.toString());
+    AllTypesKernel kernel = new AllTypesKernel();
+    Path out = tmp.resolve("out");
+
+    Written w = GpuPartitions.write(df, kernel, ParquetOutput.to(out.toString()));
+
+    assertEquals(mapped(df, kernel), readBack(out));
+    List<Path> parts = parts(out);
+    Map<Path, Name> names = checkNames(parts, ".snappy.parquet");
+    long withRows = perTask.stream().filter(n -> n > 0).count();
+    assertEquals(withRows + 1, parts.size(), names.toString());
+    for (Map.Entry<Path, Name> e : names.entrySet()) {
+      assertEquals(e.getValue().task() == 0, rowsIn(e.getKey()) == 0, names.toString());
+    }
+    assertEquals(
+        new Written(
+            perTask.stream().mapToLong(Long::longValue).sum(), parts.size(), length(parts), 0),
+        w);
+  }
+
+  @Test
   void anInputOfNoPartitionsStillWritesTheSchemasFile() throws IOException {
     Dataset<Row> df = spark.createDataFrame(List.<Row>of(), TestData.SCHEMA);
     assertEquals(0, df.javaRDD().getNumPartitions(), "the case under test: no partitions at all");

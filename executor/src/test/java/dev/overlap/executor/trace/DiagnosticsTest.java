@@ -37,10 +37,14 @@ class DiagnosticsTest {
     assertTrue(
         logger != null, "no logger named " + Diagnostics.PREFIX + " in conf/log4j2.properties");
     assertEquals("false", p.getProperty(logger + ".additivity").trim());
+    assertEquals(
+        "info", p.getProperty(logger + ".level").trim().toLowerCase(java.util.Locale.ROOT));
     assertEquals("file", p.getProperty(logger + ".appenderRef.file.ref").trim());
     for (String k : p.stringPropertyNames()) {
-      if (k.startsWith(logger + ".appenderRef.")) {
+      if (k.startsWith(logger + ".appenderRef.") && k.endsWith(".ref")) {
         assertEquals("file", p.getProperty(k).trim(), k);
+      } else if (k.startsWith(logger + ".appenderRef.")) {
+        assertTrue(false, "no other setting of the appender reference: " + k);
       }
     }
   }
