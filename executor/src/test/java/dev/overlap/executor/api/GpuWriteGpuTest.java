@@ -171,6 +171,37 @@ class GpuWriteGpuTest {
     assertEquals(0, back.count());
   }
 
+  /**
+   * The first task's file of no rows comes from Spark's writer, the others' files from the GPU: the
+   * folder reads back as one table.
+   */
+  @Test
+  void anEmptyFirstTaskBesideGpuEncodedFilesReadsBackAsTheKernelsOutput() throws IOException {
+    Dataset<Row> df =
+        spark.createDataFrame(
+            TestData.frame(spark, 20_000, 4)
+                .javaRDD()
+                .mapPartitionsWithIndex(
+                    (i, it) -> i == 0 ? java.util.Collections.<Row>emptyIterator() : it, true),
+            TestData.SCHEMA);
+    List<String> expected = TestData.sorted(df.selectExpr(AllTypesKernel.SQL).collectAsList());
+    assertTrue(expected.size() > 0 && expected.size() < 20_000, "rows: " + expected.size());
+    StructType declared = new AllTypesKernel().outputSchema(df.schema());
+    for (String codec : List.of("snappy", "zstd")) {
+      Path dir = root.resolve("first-empty-" + codec);
+      ParquetOutput out = ParquetOutput.to(dir.toString()).withCompression(codec);
+      Written w = GpuPartitions.write(df, new AllTypesKernel(), out);
+      assertEquals(4, w.gpuTasks(), codec);
+      assertWritten(dir, w, out.extension(), expected.size());
+      assertTrue(
+          parts(dir).stream().anyMatch(p -> p.getFileName().toString().startsWith("part-00000-")),
+          codec + ": the first task's file");
+      Dataset<Row> back = spark.read().parquet(dir.toString());
+      assertEquals(nullable(declared), back.schema(), codec);
+      assertEquals(expected, TestData.sorted(back.collectAsList()), codec);
+    }
+  }
+
   @Test
   void aTasksOutputIsSplitIntoFilesByRows() throws IOException {
     Dataset<Row> df = TestData.frame(spark, 20_000, 1);
