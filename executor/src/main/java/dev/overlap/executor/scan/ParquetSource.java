@@ -106,9 +106,9 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
                     b,
                     buffer.getLength(),
                     first
-                        ? " (so are other such row groups, each logged at INFO as"
-                            + " dev.overlap.diagnostics.ParquetSource;"
-                            + " spark.overlap.staging.bufferSize sets the buffers' size)"
+                        ? " (so are other such row groups, each logged at INFO as "
+                            + DETAIL.getName()
+                            + "; spark.overlap.staging.bufferSize sets the buffers' size)"
                         : "");
             giveBack.run();
             buffer = own;

@@ -142,8 +142,7 @@ final class ParquetWrite implements Serializable {
   void schemaOnlyFile(TaskFiles files) throws IOException {
     String file = files.newFile(cpuWriter.getFileExtension(files.context()));
     cpuWriter.newInstance(file, schema, files.context()).close();
-    Path p = new Path(file);
-    files.addBytes(p.getFileSystem(files.context().getConfiguration()).getFileStatus(p).getLen());
+    files.addFileBytes(file);
   }
 
   /** On an executor: the running task's attempt, set up in the protocol. */

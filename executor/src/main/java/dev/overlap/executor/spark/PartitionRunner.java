@@ -526,8 +526,7 @@ public final class PartitionRunner implements Serializable {
       writer.close();
     }
     for (String path : paths) {
-      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
-      files.addBytes(p.getFileSystem(files.context().getConfiguration()).getFileStatus(p).getLen());
+      files.addFileBytes(path);
     }
     return new Wrote(n, false);
   }

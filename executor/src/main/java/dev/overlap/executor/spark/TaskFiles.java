@@ -113,9 +113,12 @@ final class TaskFiles {
     };
   }
 
-  /** Adds bytes written to a file of {@link #newFile} by another writer. */
-  void addBytes(long n) {
-    bytes += n;
+  /**
+   * Counts the bytes of {@code path}, a file of {@link #newFile} another writer wrote and closed.
+   */
+  void addFileBytes(String path) throws IOException {
+    Path p = new Path(path);
+    bytes += p.getFileSystem(context.getConfiguration()).getFileStatus(p).getLen();
   }
 
   long files() {

@@ -177,13 +177,7 @@ class GpuWriteGpuTest {
    */
   @Test
   void anEmptyFirstTaskBesideGpuEncodedFilesReadsBackAsTheKernelsOutput() throws IOException {
-    Dataset<Row> df =
-        spark.createDataFrame(
-            TestData.frame(spark, 20_000, 4)
-                .javaRDD()
-                .mapPartitionsWithIndex(
-                    (i, it) -> i == 0 ? java.util.Collections.<Row>emptyIterator() : it, true),
-            TestData.SCHEMA);
+    Dataset<Row> df = TestData.frameWithFirstPartitionEmpty(spark, 20_000, 4);
     List<String> expected = TestData.sorted(df.selectExpr(AllTypesKernel.SQL).collectAsList());
     assertTrue(expected.size() > 0 && expected.size() < 20_000, "rows: " + expected.size());
     StructType declared = new AllTypesKernel().outputSchema(df.schema());

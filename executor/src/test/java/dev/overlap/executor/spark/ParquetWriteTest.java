@@ -482,14 +482,7 @@ class ParquetWriteTest {
 
   @Test
   void anEmptyFirstTaskBesideTasksWithRowsAddsOneFileOfNoRows() throws IOException {
-    // The first partition's rows dropped below the plan, where no optimizer rule reaches.
-    Dataset<Row> df =
-        spark.createDataFrame(
-            TestData.frame(spark, 3000, 3)
-                .javaRDD()
-                .mapPartitionsWithIndex(
-                    (i, it) -> i == 0 ? java.util.Collections.<Row>emptyIterator() : it, true),
-            TestData.SCHEMA);
+    Dataset<Row> df = TestData.frameWithFirstPartitionEmpty(spark, 3000, 3);
     List<Long> perTask =
         df.javaRDD()
             .mapPartitions(

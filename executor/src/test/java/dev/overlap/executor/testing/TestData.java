@@ -108,6 +108,20 @@ public final class TestData {
     return spark.createDataFrame(rows(0, n), SCHEMA).repartition(partitions);
   }
 
+  /**
+   * As {@link #frame}, with the first partition's rows dropped below the plan (where no optimizer
+   * rule reaches): a first task with no rows beside tasks with rows.
+   */
+  public static Dataset<Row> frameWithFirstPartitionEmpty(
+      SparkSession spark, int n, int partitions) {
+    return spark.createDataFrame(
+        frame(spark, n, partitions)
+            .javaRDD()
+            .mapPartitionsWithIndex(
+                (i, it) -> i == 0 ? java.util.Collections.<Row>emptyIterator() : it, true),
+        SCHEMA);
+  }
+
   /** Rows sorted by their first column, as strings, for order-insensitive comparison. */
   public static List<String> sorted(List<Row> rows) {
     List<Row> copy = new ArrayList<>(rows);
