@@ -1,19 +1,19 @@
 package dev.overlap.jobs;
 
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.util.DateTimeUtils;
 
 /**
  * {@link FeatureKernel}'s features on the CPU, one row at a time, with the values the GPU path
  * gives: NaN and infinities are missing like nulls, timestamps are split in UTC (timestamp_ntz by
- * its own wall clock), dates and timestamps come back as the types Spark's rows hold.
+ * its own wall clock) in the proleptic Gregorian calendar, as Spark 3 and later count days, dates
+ * and timestamps come back as the types Spark's rows hold.
  */
 final class CpuFeatures {
   private CpuFeatures() {}
@@ -32,7 +32,7 @@ final class CpuFeatures {
         case NUMERIC:
           {
             double imputed = isNull ? c.mean : ((Number) toNumber(value)).doubleValue();
-            v.add(c.std > 0 ? (imputed - c.mean) / c.std : (imputed - c.mean) * 0.0);
+            v.add(c.standardized(imputed));
             if (c.nonNegative) {
               v.add(Math.log(imputed + 1.0));
             }
@@ -45,7 +45,7 @@ final class CpuFeatures {
             v.add(null);
             v.add(null);
           } else {
-            LocalDateTime t = wallClock(value);
+            LocalDateTime t = wallClock(CpuFirstPass.epoch(c.kind, value));
             v.add(t.getHour());
             v.add(t.getDayOfWeek().getValue() % 7 + 1);
             v.add(t.getMonthValue());
@@ -87,14 +87,12 @@ final class CpuFeatures {
       case NUMERIC:
         return c.mean;
       case DATE:
-        return java.sql.Date.valueOf(LocalDate.ofEpochDay(c.meanEpoch));
+        return DateTimeUtils.toJavaDate(Math.toIntExact(c.meanEpoch));
       case TIMESTAMP:
-        return java.sql.Timestamp.from(Instant.EPOCH.plus(c.meanEpoch, ChronoUnit.MICROS));
+        // Spark's own conversion: a row's Timestamp holds the hybrid calendar's fields.
+        return DateTimeUtils.toJavaTimestamp(c.meanEpoch);
       case TIMESTAMP_NTZ:
-        return LocalDateTime.ofEpochSecond(
-            Math.floorDiv(c.meanEpoch, 1_000_000L),
-            (int) Math.floorMod(c.meanEpoch, 1_000_000L) * 1000,
-            ZoneOffset.UTC);
+        return wallClock(c.meanEpoch);
       case STRING:
         return c.mode;
       default:
@@ -111,17 +109,15 @@ final class CpuFeatures {
     return o instanceof java.math.BigDecimal b ? b.doubleValue() : o;
   }
 
-  private static Instant toInstant(Object ts) {
-    return ts instanceof Instant i ? i : ((java.sql.Timestamp) ts).toInstant();
-  }
-
   /**
-   * A timestamp's wall-clock time: a zoned one's in UTC, an NTZ one's (a {@link LocalDateTime} in a
-   * row) its own.
+   * The wall-clock time {@code micros} microseconds after 1970-01-01 00:00 in the proleptic
+   * Gregorian calendar, as Spark's {@code hour}, {@code dayofweek} and {@code month} read it: a
+   * zoned timestamp's in UTC, an NTZ one's its own.
    */
-  private static LocalDateTime wallClock(Object ts) {
-    return ts instanceof LocalDateTime l
-        ? l
-        : LocalDateTime.ofInstant(toInstant(ts), ZoneOffset.UTC);
+  private static LocalDateTime wallClock(long micros) {
+    return LocalDateTime.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L),
+        (int) Math.floorMod(micros, 1_000_000L) * 1000,
+        ZoneOffset.UTC);
   }
 }

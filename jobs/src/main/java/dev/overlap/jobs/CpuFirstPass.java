@@ -2,8 +2,6 @@ package dev.overlap.jobs;
 
 import java.time.Instant;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.util.DateTimeUtils;
 
 /**
  * {@link FirstPassKernel} and {@link VocabCountKernel} on the CPU: the same partial aggregates,
@@ -138,17 +137,22 @@ final class CpuFirstPass {
     return out.iterator();
   }
 
-  /** Days (a date) or microseconds (a timestamp) since 1970-01-01, as the GPU's integers. */
+  /**
+   * Days (a date) or microseconds (a timestamp) since 1970-01-01 in the proleptic Gregorian
+   * calendar, as Spark holds them and as the GPU's integers are.
+   */
   static long epoch(FeaturePlan.Kind kind, Object v) {
     switch (kind) {
       case DATE:
         return Q1Kernel.epochDay(v);
       case TIMESTAMP:
-        Instant t = v instanceof Instant i ? i : ((java.sql.Timestamp) v).toInstant();
-        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
+        // A row's Timestamp holds the hybrid calendar's fields; Spark's conversion undoes that,
+        // where Timestamp.toInstant would be days off before 1582-10-15.
+        return v instanceof Instant i
+            ? DateTimeUtils.instantToMicros(i)
+            : DateTimeUtils.fromJavaTimestamp((java.sql.Timestamp) v);
       case TIMESTAMP_NTZ:
-        LocalDateTime l = (LocalDateTime) v;
-        return ChronoUnit.MICROS.between(Instant.EPOCH, l.toInstant(ZoneOffset.UTC));
+        return DateTimeUtils.localDateTimeToMicros((LocalDateTime) v);
       default:
         throw new AssertionError(kind);
     }

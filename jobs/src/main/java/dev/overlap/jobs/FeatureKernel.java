@@ -19,12 +19,14 @@ import org.apache.spark.sql.types.StructType;
  *
  * <ul>
  *   <li>numeric: {@code imputed} = the value as double, the column's mean where missing; {@code
- *       std} = (imputed − mean) / standard deviation (0 when the deviation is 0); {@code log1p} =
- *       ln(1 + imputed), for columns whose minimum is non-negative. Missing means null, and in a
- *       float or double column also NaN, +Infinity or -Infinity: such a value is treated exactly as
- *       a null (its {@code isnull} is true, its {@code imputed} the mean, its {@code std} 0), and
- *       the mean, deviation and minimum of the first pass leave it out. Every float or double
- *       column therefore has {@code isnull} and {@code imputed}, even one declared non-nullable;
+ *       std} = (imputed − mean) / standard deviation (0 when the deviation is 0), computed on
+ *       values scaled by a power of two where the column's magnitudes need it ({@link
+ *       FeatureScale}); {@code log1p} = ln(1 + imputed), for columns whose minimum is non-negative.
+ *       Missing means null, and in a float or double column also NaN, +Infinity or -Infinity: such
+ *       a value is treated exactly as a null (its {@code isnull} is true, its {@code imputed} the
+ *       mean, its {@code std} 0), and the mean, deviation and minimum of the first pass leave it
+ *       out. Every float or double column therefore has {@code isnull} and {@code imputed}, even
+ *       one declared non-nullable;
  *   <li>timestamp (UTC): hour, day of week (1 = Sunday … 7 = Saturday, as Spark's {@code
  *       dayofweek}), month; timestamp_ntz: the same parts of its wall-clock time, as Spark's {@code
  *       hour}, {@code dayofweek} and {@code month} give them whatever the session's zone; date: day
@@ -111,9 +113,9 @@ final class FeatureKernel implements GpuKernel {
     try (ColumnVector d = x.castTo(DType.FLOAT64);
         Scalar mean = Scalar.fromDouble(c.mean);
         ColumnVector imputed = d.replaceNulls(mean);
-        ColumnVector centered = imputed.binaryOp(BinaryOp.SUB, mean, DType.FLOAT64)) {
-      if (c.std > 0) {
-        try (Scalar std = Scalar.fromDouble(c.std)) {
+        ColumnVector centered = centered(c, imputed)) {
+      if (c.scaledStd > 0) {
+        try (Scalar std = Scalar.fromDouble(c.scaledStd)) {
           out.add(centered.binaryOp(BinaryOp.DIV, std, DType.FLOAT64));
         }
       } else {
@@ -127,6 +129,23 @@ final class FeatureKernel implements GpuKernel {
           out.add(plus.unaryOp(UnaryOp.LOG));
         }
       }
+    }
+  }
+
+  /**
+   * {@code v · scale − mean · scale}, the steps of {@link FeaturePlan.Column#standardized}; a scale
+   * of 1 changes no value, so its multiplications are left out.
+   */
+  private static ColumnVector centered(FeaturePlan.Column c, ColumnVector v) {
+    if (c.scale == 1.0) {
+      try (Scalar mean = Scalar.fromDouble(c.mean)) {
+        return v.binaryOp(BinaryOp.SUB, mean, DType.FLOAT64);
+      }
+    }
+    try (Scalar scale = Scalar.fromDouble(c.scale);
+        Scalar mean = Scalar.fromDouble(c.mean * c.scale);
+        ColumnVector scaled = v.binaryOp(BinaryOp.MUL, scale, DType.FLOAT64)) {
+      return scaled.binaryOp(BinaryOp.SUB, mean, DType.FLOAT64);
     }
   }
 

@@ -54,13 +54,23 @@ final class FeaturePlan implements Serializable {
     final boolean floating;
 
     /**
-     * The mean, the sample standard deviation and whether the minimum is non-negative, over the
-     * present values: nulls, NaN and infinities left out.
+     * The mean and whether the minimum is non-negative, over the present values: nulls, NaN and
+     * infinities left out.
      */
     double mean;
 
-    double std;
     boolean nonNegative;
+
+    /**
+     * A power of two by which the column's values are multiplied before they are standardized: 1,
+     * unless its magnitudes are too large or too small for a double's squares ({@link
+     * FeatureScale}).
+     */
+    double scale = 1.0;
+
+    /** The sample standard deviation of the present values times {@link #scale}. */
+    double scaledStd;
+
     List<String> vocabulary = List.of();
 
     /**
@@ -84,6 +94,21 @@ final class FeaturePlan implements Serializable {
       this.kind = kind;
       this.nullable = nullable || floating;
       this.floating = floating;
+    }
+
+    /** The sample standard deviation; infinite when a double cannot hold it. */
+    double std() {
+      return scaledStd / scale;
+    }
+
+    /**
+     * {@code (v − mean) / deviation}, computed on scaled values so that neither the difference nor
+     * the deviation overflows; 0 when the deviation is 0. {@link FeatureKernel} computes the same
+     * steps on the GPU.
+     */
+    double standardized(double v) {
+      double centered = v * scale - mean * scale;
+      return scaledStd > 0 ? centered / scaledStd : centered * 0.0;
     }
   }
 

@@ -56,19 +56,14 @@ public final class FeaturesJob {
       String q = quote(c.name);
       switch (c.kind) {
         case NUMERIC:
-          Column x = col(q).cast("double");
           if (c.floating) {
-            // nonFinite is null for a null value: neither counted nor kept, as before.
-            Column nonFinite =
-                functions
-                    .isnan(x)
-                    .or(functions.abs(x).equalTo(functions.lit(Double.POSITIVE_INFINITY)));
-            x = functions.when(functions.not(nonFinite), x);
-            aggs.add(functions.count(functions.when(nonFinite, functions.lit(1))));
+            aggs.add(functions.count(functions.when(nonFinite(c), functions.lit(1))));
           }
+          Column x = finiteValue(c);
           aggs.add(functions.avg(x));
           aggs.add(functions.stddev_samp(x));
           aggs.add(functions.min(x));
+          aggs.add(functions.max(x));
           break;
         case DATE:
         case TIMESTAMP:
@@ -91,9 +86,12 @@ public final class FeaturesJob {
               at++;
             }
             c.mean = stats.isNullAt(at) ? 0.0 : stats.getDouble(at);
-            c.std = stats.isNullAt(at + 1) ? 0.0 : stats.getDouble(at + 1);
+            c.scaledStd = stats.isNullAt(at + 1) ? 0.0 : stats.getDouble(at + 1);
             c.nonNegative = !stats.isNullAt(at + 2) && stats.getDouble(at + 2) >= 0;
-            at += 3;
+            if (!stats.isNullAt(at + 2)) {
+              c.scale = FeatureScale.of(stats.getDouble(at + 2), stats.getDouble(at + 3));
+            }
+            at += 4;
             break;
           case DATE:
           case TIMESTAMP:
@@ -106,6 +104,7 @@ public final class FeaturesJob {
         }
       }
     }
+    FeatureScale.rescaleMoments(input, plan);
     warnNonFinite(plan);
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {
@@ -116,6 +115,21 @@ public final class FeaturesJob {
       }
     }
     return plan;
+  }
+
+  /**
+   * Numeric column {@code c} as double, null where it is missing: NaN and infinities of a float or
+   * double column count as missing, as nulls do.
+   */
+  static Column finiteValue(FeaturePlan.Column c) {
+    Column x = col(quote(c.name)).cast("double");
+    return c.floating ? functions.when(functions.not(nonFinite(c)), x) : x;
+  }
+
+  /** Whether float or double column {@code c} is NaN or infinite; null for a null value. */
+  private static Column nonFinite(FeaturePlan.Column c) {
+    Column x = col(quote(c.name)).cast("double");
+    return functions.isnan(x).or(functions.abs(x).equalTo(functions.lit(Double.POSITIVE_INFINITY)));
   }
 
   /** Logs the NaN and infinite values the first pass found, if any. */

@@ -22,7 +22,10 @@ import org.apache.spark.sql.functions;
  *   <li>mean and sample standard deviation: per-batch counts, means and sums of squared deviations,
  *       combined by Chan's formulas; equal to Spark's within floating-point rounding (the order of
  *       the additions differs, as it does between two Spark runs of different partitioning). A
- *       column whose present values are all equal has a deviation of exactly 0, as in Spark;
+ *       column whose present values are all equal has a deviation of exactly 0, as in Spark. A
+ *       column whose magnitudes a double's squares cannot hold (beyond about 1e144 or below about
+ *       1e-120) gets its mean and deviation again from Spark's aggregation over scaled values
+ *       ({@link FeatureScale});
  *   <li>mean day or instant: exact sums of integers, so exactly Spark's for dates; for timestamps
  *       the exact mean, where Spark's double sum may be a few microseconds off;
  *   <li>vocabularies exactly Spark's, by a bound: each batch reports its {@code top} most frequent
@@ -126,8 +129,9 @@ final class FirstPass {
           Moments m = moments[i];
           c.nonFinite = m.nonFinite;
           c.mean = m.n > 0 ? m.mean : 0.0;
-          c.std = m.n > 1 && m.max > m.min ? Math.sqrt(m.m2 / (m.n - 1)) : 0.0;
+          c.scaledStd = m.n > 1 && m.max > m.min ? Math.sqrt(m.m2 / (m.n - 1)) : 0.0;
           c.nonNegative = m.n > 0 && m.min >= 0;
+          c.scale = m.n > 0 ? FeatureScale.of(m.min, m.max) : 1.0;
           break;
         case DATE:
         case TIMESTAMP:
@@ -154,6 +158,7 @@ final class FirstPass {
           throw new AssertionError(c.kind);
       }
     }
+    FeatureScale.rescaleMoments(input, plan);
     FeaturesJob.warnNonFinite(plan);
     return plan;
   }

@@ -310,7 +310,7 @@ class FeaturesJobTest {
     for (FeaturePlan.Column c : plan.columns) {
       double[] expected = finiteStats(in, c.name);
       assertEquals(expected[0], c.mean, 1e-12, c.name);
-      assertEquals(expected[1], c.std, 1e-12, c.name);
+      assertEquals(expected[1], c.std(), 1e-12, c.name);
       assertTrue(c.nullable, c.name);
       assertTrue(c.floating, c.name);
       assertEquals(!c.name.equals("x"), c.nonNegative, c.name);

@@ -198,7 +198,7 @@ class FirstPassTest {
       assertEquals(e.name, g.name);
       assertEquals(e.kind, g.kind, what);
       assertEquals(e.mean, g.mean, 1e-12 * Math.max(1, Math.abs(e.mean)), what + " mean");
-      assertEquals(e.std, g.std, 1e-12 * Math.max(1, Math.abs(e.std)), what + " std");
+      assertEquals(e.std(), g.std(), 1e-12 * Math.max(1, Math.abs(e.std())), what + " std");
       assertEquals(e.nonNegative, g.nonNegative, what + " non-negative");
       assertEquals(e.nonFinite, g.nonFinite, what + " non-finite");
       if (!e.name.equals("recent")) { // Spark's double sum of 2024's microseconds is not exact
@@ -207,7 +207,7 @@ class FirstPassTest {
       assertEquals(e.vocabulary, g.vocabulary, what + " vocabulary");
       assertEquals(e.mode, g.mode, what + " mode");
     }
-    assertEquals(0.0, spark.columns.get(3).std, "flat");
-    assertEquals(0.0, got.columns.get(3).std, "flat: a constant column's deviation is exactly 0");
+    assertEquals(0.0, spark.columns.get(3).std(), "flat");
+    assertEquals(0.0, got.columns.get(3).std(), "flat: a constant column's deviation is exactly 0");
   }
 }
