@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** The one-screen summary every job prints at the end. */
-final class JobSummary {
+public final class JobSummary {
   private final String job;
   private final long start = System.nanoTime();
   private final Map<String, PipelineReport> reports = new LinkedHashMap<>();
@@ -21,7 +21,7 @@ final class JobSummary {
   // The executor in this JVM (local mode); its pipeline's counters bracket the job.
   private final PipelineTotals before = PipelineTotals.current().orElse(null);
 
-  JobSummary(String job) {
+  public JobSummary(String job) {
     this.job = job;
   }
 
@@ -101,7 +101,7 @@ final class JobSummary {
     return sb.toString();
   }
 
-  String render(long rowsOut, int slots) {
+  public String render(long rowsOut, int slots) {
     long wall = System.nanoTime() - start;
     StringBuilder sb = new StringBuilder();
     long in = rowsIn;

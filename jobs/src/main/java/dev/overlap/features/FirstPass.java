@@ -1,6 +1,7 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -11,12 +12,13 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 
 /**
  * The features job's first pass as GPU kernels over the input's batches ({@link FirstPassKernel}),
  * their partial aggregates merged here, on the driver. The statistics are those of {@link
- * FeaturesJob#plan}, Spark's own aggregation, computed another way:
+ * SparkFirstPass#plan}, Spark's own aggregation, computed another way:
  *
  * <ul>
  *   <li>mean and sample standard deviation: per-batch counts, means and sums of squared deviations,
@@ -71,14 +73,14 @@ final class FirstPass {
       PipelineReport report,
       PipelineReport countsReport,
       List<String> onSpark) {
-    FeaturesJob.checkNames(input);
+    InputColumns.check(input);
     FeaturePlan plan = new FeaturePlan(input.schema(), vocabularySize);
     if (plan.columns.isEmpty()) {
       return plan;
     }
     int width = plan.columns.size();
     int want = Math.max(1, vocabularySize);
-    Dataset<Row> in = input.select(FeaturesJob.cols(plan.inputColumns()));
+    Dataset<Row> in = input.select(InputColumns.cols(plan.inputColumns()));
     List<Row> partials =
         GpuPartitions.map(in, new FirstPassKernel(plan, top), report).collectAsList();
     Moments[] moments = new Moments[width];
@@ -91,9 +93,15 @@ final class FirstPass {
       sums[i] = BigInteger.ZERO;
       counts.add(new HashMap<>());
     }
+    long[] nulls = new long[width];
     for (Row r : partials) {
       int i = r.getInt(0);
       long n = r.getLong(2);
+      if (i < 0) {
+        plan.rows += n;
+        continue;
+      }
+      nulls[i] += r.isNullAt(10) ? 0 : r.getLong(10);
       switch (plan.columns.get(i).kind) {
         case NUMERIC:
           moments[i].nonFinite += r.isNullAt(7) ? 0 : r.getLong(7);
@@ -124,10 +132,12 @@ final class FirstPass {
     exactCounts(in, plan, bounds, counts, countsReport);
     for (int i = 0; i < width; i++) {
       FeaturePlan.Column c = plan.columns.get(i);
+      c.missing = nulls[i];
       switch (c.kind) {
         case NUMERIC:
           Moments m = moments[i];
           c.nonFinite = m.nonFinite;
+          c.missing += m.nonFinite;
           c.mean = m.n > 0 ? m.mean : 0.0;
           c.scaledStd = m.n > 1 && m.max > m.min ? Math.sqrt(m.m2 / (m.n - 1)) : 0.0;
           c.nonNegative = m.n > 0 && m.min >= 0;
@@ -149,7 +159,7 @@ final class FirstPass {
           List<String> top1 = proven(counts.get(i), bounds[i], want);
           if (top1 == null) {
             onSpark.add(c.name);
-            top1 = FeaturesJob.sparkTop(input, c.name, want);
+            top1 = SparkFirstPass.sparkTop(input, c.name, want);
           }
           c.mode = top1.isEmpty() ? "" : top1.get(0);
           c.vocabulary = List.copyOf(top1.subList(0, Math.min(vocabularySize, top1.size())));
@@ -159,8 +169,22 @@ final class FirstPass {
       }
     }
     FeatureScale.rescaleMoments(input, plan);
-    FeaturesJob.warnNonFinite(plan);
+    SparkFirstPass.warnNonFinite(plan);
     return plan;
+  }
+
+  /**
+   * Whether the first pass runs as kernels through the pipeline ({@link FirstPass}): unless the job
+   * turned the pipeline off, or this JVM's executor found no GPU (local mode without one), where
+   * Spark's own aggregation is the faster CPU path. On a cluster the driver has no executor, and
+   * the executors run the kernels on their GPUs or, without one, their CPU implementations.
+   */
+  static boolean kernelFirstPass(SparkSession spark) {
+    boolean enabled = Boolean.parseBoolean(spark.conf().get("spark.overlap.enabled", "true"));
+    GpuStatus.State state = GpuStatus.current().state();
+    return enabled
+        && (state == GpuStatus.State.GPU
+            || state == GpuStatus.State.NOT_STARTED && !spark.sparkContext().isLocal());
   }
 
   /**
@@ -190,7 +214,7 @@ final class FirstPass {
     // Spark sums the batches' counts: the driver receives one row per value found.
     for (Row r :
         GpuPartitions.map(
-                in.select(FeaturesJob.cols(names)), new VocabCountKernel(at, candidates), report)
+                in.select(InputColumns.cols(names)), new VocabCountKernel(at, candidates), report)
             .groupBy("col", "value")
             .agg(functions.sum("n"))
             .collectAsList()) {

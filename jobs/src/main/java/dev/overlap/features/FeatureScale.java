@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +47,7 @@ final class FeatureScale {
     List<Column> aggs = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.NUMERIC && c.scale != 1.0) {
-        Column x = FeaturesJob.finiteValue(c).multiply(functions.lit(c.scale));
+        Column x = SparkFirstPass.finiteValue(c).multiply(functions.lit(c.scale));
         scaled.add(c);
         aggs.add(functions.avg(x));
         aggs.add(functions.stddev_samp(x));

@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import ai.rapids.cudf.BinaryOp;
 import ai.rapids.cudf.ColumnVector;
@@ -30,7 +30,9 @@ import org.apache.spark.sql.types.StructType;
  *   <li>string: the batch's {@code top} most frequent present values with their counts (ties by
  *       value), and one row whose value is null and whose count is the {@code top}-th largest count
  *       when the batch has more distinct values than that (0 otherwise): no value left out of the
- *       list occurs more often in the batch.
+ *       list occurs more often in the batch;
+ *   <li>every column: its null values, counted on its first row ({@code nulls}); and one row whose
+ *       {@code col} is -1 and whose {@code n} is the batch's row count.
  * </ul>
  */
 final class FirstPassKernel implements GpuKernel {
@@ -46,7 +48,8 @@ final class FirstPassKernel implements GpuKernel {
           .add("max", DataTypes.DoubleType, true)
           .add("nonfinite", DataTypes.LongType, true)
           .add("hi", DataTypes.LongType, true)
-          .add("lo", DataTypes.LongType, true);
+          .add("lo", DataTypes.LongType, true)
+          .add("nulls", DataTypes.LongType, true);
 
   private final FeaturePlan plan;
   private final int top;
@@ -73,6 +76,7 @@ final class FirstPassKernel implements GpuKernel {
     HostRows rows = new HostRows();
     List<Table> parts = new ArrayList<>();
     try {
+      rows.add(-1, null, in.getRowCount(), null, null, null, null, null, null, null);
       for (int i = 0; i < plan.columns.size(); i++) {
         FeaturePlan.Column c = plan.columns.get(i);
         ColumnVector x = in.getColumn(i);
@@ -106,6 +110,7 @@ final class FirstPassKernel implements GpuKernel {
       long n = d.getRowCount() - d.getNullCount();
       if (n == 0) {
         rows.add(i, null, 0, null, null, null, null, nonFinite, null, null);
+        rows.nulls(x.getNullCount());
         return;
       }
       try (Scalar mean = d.reduce(ReductionAggregation.mean(), DType.FLOAT64);
@@ -123,6 +128,7 @@ final class FirstPassKernel implements GpuKernel {
             nonFinite,
             null,
             null);
+        rows.nulls(x.getNullCount());
       }
     }
   }
@@ -131,6 +137,7 @@ final class FirstPassKernel implements GpuKernel {
     long n = x.getRowCount() - x.getNullCount();
     if (n == 0) {
       rows.add(i, null, 0, null, null, null, null, null, 0L, 0L);
+      rows.nulls(x.getNullCount());
       return;
     }
     // The days or microseconds as stored (a bit cast: no conversion), then widened to INT64.
@@ -144,6 +151,7 @@ final class FirstPassKernel implements GpuKernel {
         Scalar hi = high.reduce(ReductionAggregation.sum(), DType.INT64);
         Scalar lo = low.reduce(ReductionAggregation.sum(), DType.INT64)) {
       rows.add(i, null, n, null, null, null, null, null, hi.getLong(), lo.getLong());
+      rows.nulls(x.getNullCount());
     }
   }
 
@@ -162,6 +170,7 @@ final class FirstPassKernel implements GpuKernel {
         }
       }
       rows.add(i, null, bound, null, null, null, null, null, null, null);
+      rows.nulls(x.getNullCount());
       try (ColumnVector values = sorted.getColumn(0).subVector(0, kept);
           ColumnVector counts32 = sorted.getColumn(1).subVector(0, kept);
           ColumnVector counts = counts32.castTo(DType.INT64);
@@ -171,7 +180,7 @@ final class FirstPassKernel implements GpuKernel {
           ColumnVector nd = ColumnVector.fromScalar(noDouble, kept);
           Scalar noLong = Scalar.fromNull(DType.INT64);
           ColumnVector nl = ColumnVector.fromScalar(noLong, kept)) {
-        return new Table(cols, values, counts, nd, nd, nd, nd, nl, nl, nl);
+        return new Table(cols, values, counts, nd, nd, nd, nd, nl, nl, nl, nl);
       }
     }
   }
@@ -188,6 +197,7 @@ final class FirstPassKernel implements GpuKernel {
     final List<Long> nonFinite = new ArrayList<>();
     final List<Long> hi = new ArrayList<>();
     final List<Long> lo = new ArrayList<>();
+    final List<Long> nulls = new ArrayList<>();
 
     void add(
         int c,
@@ -210,6 +220,12 @@ final class FirstPassKernel implements GpuKernel {
       nonFinite.add(bad);
       hi.add(high);
       lo.add(low);
+      nulls.add(null);
+    }
+
+    /** The null count of the column of the row added last. */
+    void nulls(long count) {
+      nulls.set(nulls.size() - 1, count);
     }
 
     Table table() {
@@ -222,8 +238,9 @@ final class FirstPassKernel implements GpuKernel {
           ColumnVector highest = ColumnVector.fromBoxedDoubles(max.toArray(new Double[0]));
           ColumnVector bad = ColumnVector.fromBoxedLongs(nonFinite.toArray(new Long[0]));
           ColumnVector high = ColumnVector.fromBoxedLongs(hi.toArray(new Long[0]));
-          ColumnVector low = ColumnVector.fromBoxedLongs(lo.toArray(new Long[0]))) {
-        return new Table(c, v, cn, mu, sq, lowest, highest, bad, high, low);
+          ColumnVector low = ColumnVector.fromBoxedLongs(lo.toArray(new Long[0]));
+          ColumnVector none = ColumnVector.fromBoxedLongs(nulls.toArray(new Long[0]))) {
+        return new Table(c, v, cn, mu, sq, lowest, highest, bad, high, low, none);
       }
     }
   }

@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import ai.rapids.cudf.BinaryOp;
 import ai.rapids.cudf.ColumnVector;

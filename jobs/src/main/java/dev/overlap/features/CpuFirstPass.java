@@ -1,6 +1,7 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,10 +33,14 @@ final class CpuFirstPass {
       moments[i] = new FirstPass.Moments();
       counts.add(new HashMap<>());
     }
+    long[] nulls = new long[width];
+    long seen = 0;
     while (rows.hasNext()) {
       Row r = rows.next();
+      seen++;
       for (int i = 0; i < width; i++) {
         if (r.isNullAt(i)) {
+          nulls[i]++;
           continue;
         }
         FeaturePlan.Column c = plan.columns.get(i);
@@ -63,8 +68,10 @@ final class CpuFirstPass {
       }
     }
     List<Row> out = new ArrayList<>();
+    out.add(row(-1, null, seen, null, null, null, null, null, null, null, null));
     for (int i = 0; i < width; i++) {
       FeaturePlan.Column c = plan.columns.get(i);
+      Long n = nulls[i];
       switch (c.kind) {
         case NUMERIC:
           FirstPass.Moments m = moments[i];
@@ -80,15 +87,16 @@ final class CpuFirstPass {
                   any ? m.max : null,
                   m.nonFinite,
                   null,
-                  null));
+                  null,
+                  n));
           break;
         case DATE:
         case TIMESTAMP:
         case TIMESTAMP_NTZ:
-          out.add(row(i, null, present[i], null, null, null, null, null, hi[i], lo[i]));
+          out.add(row(i, null, present[i], null, null, null, null, null, hi[i], lo[i], n));
           break;
         case STRING:
-          topValues(i, counts.get(i), top, out);
+          topValues(i, counts.get(i), top, n, out);
           break;
         default:
           throw new AssertionError(c.kind);
@@ -98,13 +106,14 @@ final class CpuFirstPass {
   }
 
   /** The {@code top} most frequent values (ties by value) and the bound row, as on the GPU. */
-  private static void topValues(int i, Map<String, Long> counts, int top, List<Row> out) {
+  private static void topValues(
+      int i, Map<String, Long> counts, int top, Long nulls, List<Row> out) {
     List<Map.Entry<String, Long>> sorted = new ArrayList<>(counts.entrySet());
     sorted.sort(FirstPass.BY_COUNT);
     long bound = sorted.size() > top ? sorted.get(top - 1).getValue() : 0;
-    out.add(row(i, null, bound, null, null, null, null, null, null, null));
+    out.add(row(i, null, bound, null, null, null, null, null, null, null, nulls));
     for (Map.Entry<String, Long> e : sorted.subList(0, Math.min(top, sorted.size()))) {
-      out.add(row(i, e.getKey(), e.getValue(), null, null, null, null, null, null, null));
+      out.add(row(i, e.getKey(), e.getValue(), null, null, null, null, null, null, null, null));
     }
   }
 
@@ -144,7 +153,9 @@ final class CpuFirstPass {
   static long epoch(FeaturePlan.Kind kind, Object v) {
     switch (kind) {
       case DATE:
-        return Q1Kernel.epochDay(v);
+        return v instanceof LocalDate l
+            ? l.toEpochDay()
+            : DateTimeUtils.fromJavaDate((java.sql.Date) v);
       case TIMESTAMP:
         // A row's Timestamp holds the hybrid calendar's fields; Spark's conversion undoes that,
         // where Timestamp.toInstant would be days off before 1582-10-15.
@@ -168,7 +179,8 @@ final class CpuFirstPass {
       Double max,
       Long nonFinite,
       Long hi,
-      Long lo) {
-    return RowFactory.create(col, value, n, mean, m2, min, max, nonFinite, hi, lo);
+      Long lo,
+      Long nulls) {
+    return RowFactory.create(col, value, n, mean, m2, min, max, nonFinite, hi, lo, nulls);
   }
 }

@@ -1,10 +1,12 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.FeaturesJob;
+import dev.overlap.jobs.JobSummary;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
@@ -95,6 +97,18 @@ class FeatureEdgeValuesTest {
     return ((i % 13) - 6 + i * 1e-3) * 1e-300;
   }
 
+  /**
+   * The id of a features row whose input ids were 0 … n-1, none null: its imputed id where the row
+   * has one, else undone from its z-score (mean (n-1)/2, sample deviation sqrt(n(n+1)/12)).
+   */
+  static int idOf(Row r, int n) {
+    if (List.of(r.schema().fieldNames()).contains("id_imputed")) {
+      return (int) Math.round(r.<Double>getAs("id_imputed"));
+    }
+    return (int)
+        Math.round(r.<Double>getAs("id_std") * Math.sqrt(n * (n + 1) / 12.0) + (n - 1) / 2.0);
+  }
+
   /** Row {@code i}'s value of column {@code name}. */
   private static Double value(String name, int i) {
     switch (name) {
@@ -121,7 +135,7 @@ class FeatureEdgeValuesTest {
 
   @Test
   void bothFirstPassesGiveTheExactMeanAndScaledDeviation() {
-    assertExactMoments(FeaturesJob.plan(magnitudes, 3));
+    assertExactMoments(SparkFirstPass.plan(magnitudes, 3));
     assertExactMoments(FirstPass.kernels(magnitudes, 3, null, null, new ArrayList<>()));
   }
 
@@ -134,7 +148,7 @@ class FeatureEdgeValuesTest {
     assertTrue(first.gpuTasks() > 0, "the first pass ran no task on the GPU");
     assertExactMoments(plan);
     PipelineReport report = PipelineReport.create(spark);
-    List<Row> got = FeaturesJob.features(magnitudes, plan, report).collectAsList();
+    List<Row> got = FeatureTransform.features(magnitudes, plan, report).collectAsList();
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
     assertExactZScores(got);
@@ -159,7 +173,7 @@ class FeatureEdgeValuesTest {
       moments.put(name, exactMoments(name));
     }
     for (Row r : got) {
-      int i = (int) Math.round(r.<Double>getAs("id_imputed"));
+      int i = idOf(r, ROWS);
       for (String name : List.of("huge", "tiny", "plain")) {
         Double v = value(name, i);
         BigDecimal[] m = moments.get(name);
@@ -196,7 +210,7 @@ class FeatureEdgeValuesTest {
   void datesAndTimesBeforeTheReformAreSparkSqlsParts(@TempDir Path out) {
     String output = out.resolve("features").toString();
     FeaturesJob.run(spark, dir.resolve("times").toString(), output, 3, new JobSummary("features"));
-    FeaturePlan plan = FeaturesJob.plan(times, 3);
+    FeaturePlan plan = SparkFirstPass.plan(times, 3);
     assertSparkSqlsParts(spark.read().parquet(output), plan);
   }
 
@@ -215,7 +229,7 @@ class FeatureEdgeValuesTest {
     assertTrue(first.gpuTasks() > 0, "the first pass ran no task on the GPU");
     assertExactMeans(plan);
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> got = FeaturesJob.features(times, plan, report);
+    Dataset<Row> got = FeatureTransform.features(times, plan, report);
     got.cache().count();
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
@@ -246,7 +260,7 @@ class FeatureEdgeValuesTest {
     List<Row> got =
         features
             .selectExpr(
-                "cast(round(id_imputed) as int)",
+                "id_std",
                 "t_hour",
                 "t_dow",
                 "t_month",
@@ -262,9 +276,9 @@ class FeatureEdgeValuesTest {
             .collectAsList();
     assertEquals(expected.size(), got.size());
     for (Row g : got) {
-      Row e = expected.get(g.getInt(0));
+      Row e = expected.get((int) Math.round(g.getDouble(0) * Math.sqrt(9 * 10 / 12.0) + 4));
       for (int k = 1; k <= 8; k++) {
-        assertEquals(e.get(k), g.get(k), "row " + g.getInt(0) + ", " + g.schema().apply(k).name());
+        assertEquals(e.get(k), g.get(k), "row " + e.getInt(0) + ", " + g.schema().apply(k).name());
       }
       if (g.getBoolean(9)) {
         assertEquals(column(plan, "t").meanEpoch, g.getLong(10), "t's imputed instant");

@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.FeaturesJob;
+import dev.overlap.jobs.JobSummary;
+import dev.overlap.jobs.UsageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -81,7 +84,7 @@ class FeaturesJobTest {
               new byte[] {(byte) i, 42}));
     }
     Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(3);
-    Dataset<Row> out = FeaturesJob.features(in, 2, null);
+    Dataset<Row> out = features(in, 2, null);
 
     List<String> cols = List.of(out.columns());
     assertEquals(
@@ -306,7 +309,7 @@ class FeaturesJobTest {
   @Test
   void theStatisticsLeaveNonFiniteValuesOut(@TempDir Path dir) {
     Dataset<Row> in = nonFiniteInput(dir);
-    FeaturePlan plan = FeaturesJob.plan(in, 3);
+    FeaturePlan plan = SparkFirstPass.plan(in, 3);
     for (FeaturePlan.Column c : plan.columns) {
       double[] expected = finiteStats(in, c.name);
       assertEquals(expected[0], c.mean, 1e-12, c.name);
@@ -389,7 +392,7 @@ class FeaturesJobTest {
               epoch.plus(Math.round((double) sum / present), ChronoUnit.MICROS);
           Dataset<Row> in = ntzInput();
           PipelineReport report = PipelineReport.create(spark);
-          Dataset<Row> out = FeaturesJob.features(in, 2, report);
+          Dataset<Row> out = features(in, 2, report);
           assertEquals(DataTypes.TimestampNTZType, out.schema().apply("t_imputed").dataType());
           Map<Integer, Row> expected = new HashMap<>();
           for (Row r :
@@ -425,13 +428,13 @@ class FeaturesJobTest {
     outsideUtc(
         () -> {
           Dataset<Row> in = ntzInput();
-          FeaturePlan plan = FeaturesJob.plan(in, 2);
+          FeaturePlan plan = SparkFirstPass.plan(in, 2);
           Map<Integer, Row> expected = new HashMap<>();
           for (Row r : in.collectAsList()) {
             expected.put(r.getInt(0), CpuFeatures.row(plan, r));
           }
           PipelineReport report = PipelineReport.create(spark);
-          List<Row> gpu = FeaturesJob.features(in, plan, report).collectAsList();
+          List<Row> gpu = FeatureTransform.features(in, plan, report).collectAsList();
           assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
           assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
           assertEquals(NTZ_ROWS, gpu.size());
@@ -466,7 +469,7 @@ class FeaturesJobTest {
   void nonFiniteValuesOnTheGpuMatchTheCpuImplementation(@TempDir Path dir) {
     assertTrue(GpuStatus.current().gpu(), "no GPU: " + GpuStatus.current().reason());
     Dataset<Row> in = nonFiniteInput(dir);
-    FeaturePlan plan = FeaturesJob.plan(in, 3);
+    FeaturePlan plan = SparkFirstPass.plan(in, 3);
     // The CPU implementation's rows, computed here from the same plan, by the row's blob.
     Map<Integer, Row> expected = new HashMap<>();
     for (Row r : in.collectAsList()) {
@@ -474,7 +477,7 @@ class FeaturesJobTest {
       expected.put((int) r.<byte[]>getAs("blob")[0], CpuFeatures.row(plan, kernelIn));
     }
     PipelineReport report = PipelineReport.create(spark);
-    List<Row> gpu = FeaturesJob.features(in, plan, report).collectAsList();
+    List<Row> gpu = FeatureTransform.features(in, plan, report).collectAsList();
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
     assertEquals(NON_FINITE_ROWS, gpu.size());
@@ -508,23 +511,23 @@ class FeaturesJobTest {
     StructType schema =
         new StructType()
             .add("v", DataTypes.LongType, false)
-            .add(FeaturesJob.ROW_ID, DataTypes.BinaryType)
+            .add(FeatureTransform.ROW_ID, DataTypes.BinaryType)
             .add(
-                FeaturesJob.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2",
+                FeatureTransform.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2",
                 DataTypes.BooleanType);
-    assertEquals(FeaturesJob.ROW_ID + "_3", new FeaturePlan(schema, 2).freeRowIdName());
+    assertEquals(FeatureTransform.ROW_ID + "_3", new FeaturePlan(schema, 2).freeRowIdName());
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       rows.add(RowFactory.create((long) i, new byte[] {(byte) i, (byte) (100 + i)}, i % 3 == 0));
     }
     Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(3);
-    Dataset<Row> out = FeaturesJob.features(in, 2, null);
+    Dataset<Row> out = features(in, 2, null);
     assertEquals(
         List.of(
             "v_std",
             "v_log1p",
-            FeaturesJob.ROW_ID,
-            FeaturesJob.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2"),
+            FeatureTransform.ROW_ID,
+            FeatureTransform.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2"),
         List.of(out.columns()));
     double mean = in.selectExpr("avg(v)").first().getDouble(0);
     double std = in.selectExpr("stddev_samp(v)").first().getDouble(0);
@@ -563,7 +566,7 @@ class FeaturesJobTest {
               i % 4 == 0 ? "x" : "c" + (i % 2)));
     }
     Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(2);
-    Dataset<Row> out = FeaturesJob.features(in, 2, null);
+    Dataset<Row> out = features(in, 2, null);
     assertEquals(
         List.of(
             "a_std_3", // a_std and a_std_2 are inputs
@@ -620,15 +623,15 @@ class FeaturesJobTest {
       rows.add(RowFactory.create((long) i, (long) i * i));
     }
     // Spark resolves names ignoring case by default: the two cannot be told apart.
-    UsageException e =
+    FeatureInputException e =
         assertThrows(
-            UsageException.class,
-            () -> FeaturesJob.features(spark.createDataFrame(rows, schema), 2, null));
+            FeatureInputException.class,
+            () -> features(spark.createDataFrame(rows, schema), 2, null));
     assertTrue(e.getMessage().contains("'A' and 'a'"), e.getMessage());
 
     spark.conf().set("spark.sql.caseSensitive", "true");
     try {
-      Dataset<Row> out = FeaturesJob.features(spark.createDataFrame(rows, schema), 2, null);
+      Dataset<Row> out = features(spark.createDataFrame(rows, schema), 2, null);
       // The output is still readable ignoring case: a's features take a suffix.
       assertEquals(List.of("A_std", "A_log1p", "a_std_2", "a_log1p_2"), List.of(out.columns()));
       double mean = 19 * 20 * 39 / 6.0 / 20;
@@ -642,5 +645,10 @@ class FeaturesJobTest {
     } finally {
       spark.conf().set("spark.sql.caseSensitive", "false");
     }
+  }
+
+  /** Both passes on Spark's first pass, with the schema's nullability: the job's internals. */
+  private static Dataset<Row> features(Dataset<Row> in, int vocabulary, PipelineReport report) {
+    return FeatureTransform.features(in, SparkFirstPass.plan(in, vocabulary), report);
   }
 }

@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -46,12 +46,16 @@ final class FeaturePlan implements Serializable {
 
     /**
      * Whether the column gets {@code isnull} and {@code imputed} features: declared nullable, or a
-     * float or double column (whose NaN and infinities count as missing, whatever the schema says).
+     * float or double column (whose NaN and infinities count as missing, whatever the schema says),
+     * until {@link FeaturePlan#missingFeatures} decides it from the fitted data.
      */
-    final boolean nullable;
+    boolean nullable;
+
+    /** How many of the first pass's rows had no value here: nulls, NaN and infinities. */
+    long missing;
 
     /** A float or double column: NaN, +Infinity and -Infinity are treated as missing, as null. */
-    final boolean floating;
+    boolean floating;
 
     /**
      * The mean and whether the minimum is non-negative, over the present values: nulls, NaN and
@@ -113,6 +117,19 @@ final class FeaturePlan implements Serializable {
   }
 
   final List<Column> columns = new ArrayList<>();
+
+  /** How many rows the first pass read. */
+  long rows;
+
+  /** When the first pass ran, in milliseconds since 1970-01-01 UTC. */
+  long fittedAt;
+
+  /** Whether the first pass ran as kernels ({@link FirstPass}), not on Spark alone. */
+  boolean kernels;
+
+  /** The string columns whose vocabulary came from Spark's aggregation, not the kernels' bound. */
+  final List<String> vocabulariesFromSpark = new ArrayList<>();
+
   final List<String> unsupported = new ArrayList<>();
   final int vocabularySize;
 
@@ -125,6 +142,11 @@ final class FeaturePlan implements Serializable {
    */
   String rowId;
 
+  /** A plan with no columns yet, for a saved model's. */
+  FeaturePlan(int vocabularySize) {
+    this.vocabularySize = vocabularySize;
+  }
+
   FeaturePlan(StructType schema, int vocabularySize) {
     this.vocabularySize = vocabularySize;
     for (StructField f : schema.fields()) {
@@ -136,6 +158,69 @@ final class FeaturePlan implements Serializable {
         boolean floating = f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
         columns.add(new Column(f.name(), k, f.nullable(), floating));
       }
+    }
+  }
+
+  /**
+   * Which columns get {@code isnull} and {@code imputed}: every one when {@code all}, else those
+   * with missing values in the first pass. A value missing later is still imputed in the others.
+   */
+  void missingFeatures(boolean all) {
+    for (Column c : columns) {
+      c.nullable = all || c.missing > 0;
+    }
+  }
+
+  /**
+   * A copy of this fitted plan for applying it to an input of {@code schema}: every fitted column
+   * must be there, of a type of the same kind (any number for a number); a float or double column
+   * treats NaN and infinities as missing even if the fitted one was of another number type.
+   *
+   * @throws FeatureInputException naming the column and both types, before any work
+   */
+  FeaturePlan forInput(StructType schema) {
+    FeaturePlan copy = org.apache.commons.lang3.SerializationUtils.clone(this);
+    copy.rowId = null;
+    for (Column c : copy.columns) {
+      StructField f = InputColumns.field(schema, c.name);
+      if (f == null) {
+        throw new FeatureInputException(
+            "the input has no column '"
+                + c.name
+                + "', which the model was fitted with ("
+                + kindName(c.kind)
+                + "); add it, or fit the model on this input's columns");
+      }
+      if (kindOf(f.dataType()) != c.kind) {
+        throw new FeatureInputException(
+            "column '"
+                + c.name
+                + "' is "
+                + f.dataType().simpleString()
+                + " here, but "
+                + kindName(c.kind)
+                + " when the model was fitted; cast it to that type, or fit the model again");
+      }
+      c.floating =
+          c.floating || f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
+    }
+    return copy;
+  }
+
+  private static String kindName(Kind k) {
+    switch (k) {
+      case NUMERIC:
+        return "a number";
+      case DATE:
+        return "date";
+      case TIMESTAMP:
+        return "timestamp";
+      case TIMESTAMP_NTZ:
+        return "timestamp_ntz";
+      case STRING:
+        return "string";
+      default:
+        throw new AssertionError(k);
     }
   }
 
@@ -216,38 +301,79 @@ final class FeaturePlan implements Serializable {
     return rowId == null ? s : s.add(rowId, DataTypes.LongType, false);
   }
 
+  /** The features, without the row id. */
+  StructType featureOutputSchema() {
+    return featureSchema();
+  }
+
+  /** The names of column {@code c}'s features, in output order. */
+  List<String> featureNames(Column c) {
+    List<String> names = new ArrayList<>();
+    StructField[] out = featureSchema().fields();
+    List<Column> owners = owners();
+    for (int i = 0; i < out.length; i++) {
+      if (owners.get(i) == c) {
+        names.add(out[i].name());
+      }
+    }
+    return names;
+  }
+
+  /** For each feature, in output order, the column it was made of. */
+  private List<Column> owners() {
+    List<Column> owners = new ArrayList<>();
+    for (Column c : columns) {
+      for (int k = naturalFeatures(c).size(); k > 0; k--) {
+        owners.add(c);
+      }
+    }
+    return owners;
+  }
+
   /** The features, named as the class comment says. */
   private StructType featureSchema() {
     List<StructField> natural = new ArrayList<>();
     for (Column c : columns) {
-      switch (c.kind) {
-        case NUMERIC:
-          natural.add(field(c, "_std", DataTypes.DoubleType, false));
-          if (c.nonNegative) {
-            natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
-          }
-          break;
-        case TIMESTAMP:
-        case TIMESTAMP_NTZ:
-          natural.add(field(c, "_hour", DataTypes.IntegerType, true));
-          natural.add(field(c, "_dow", DataTypes.IntegerType, true));
-          natural.add(field(c, "_month", DataTypes.IntegerType, true));
-          break;
-        case DATE:
-          natural.add(field(c, "_dow", DataTypes.IntegerType, true));
-          natural.add(field(c, "_month", DataTypes.IntegerType, true));
-          break;
-        case STRING:
-          natural.add(field(c, "_idx", DataTypes.IntegerType, false));
-          break;
-        default:
-          throw new AssertionError(c.kind);
-      }
-      if (c.nullable) {
-        natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
-        natural.add(field(c, "_imputed", imputedType(c.kind), false));
-      }
+      natural.addAll(naturalFeatures(c));
     }
+    return renamed(natural);
+  }
+
+  /** Column {@code c}'s features under their natural names, before any renaming. */
+  private static List<StructField> naturalFeatures(Column c) {
+    List<StructField> natural = new ArrayList<>();
+    switch (c.kind) {
+      case NUMERIC:
+        natural.add(field(c, "_std", DataTypes.DoubleType, false));
+        if (c.nonNegative) {
+          natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
+        }
+        break;
+      case TIMESTAMP:
+      case TIMESTAMP_NTZ:
+        natural.add(field(c, "_hour", DataTypes.IntegerType, true));
+        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+        natural.add(field(c, "_month", DataTypes.IntegerType, true));
+        break;
+      case DATE:
+        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+        natural.add(field(c, "_month", DataTypes.IntegerType, true));
+        break;
+      case STRING:
+        natural.add(field(c, "_idx", DataTypes.IntegerType, false));
+        break;
+      default:
+        throw new AssertionError(c.kind);
+    }
+    if (c.nullable) {
+      natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
+      natural.add(field(c, "_imputed", imputedType(c.kind), false));
+    }
+    return natural;
+  }
+
+  /** The features with names that collide taking the first free suffix. */
+  private StructType renamed(List<StructField> natural) {
     // A renamed feature also avoids every feature's own name, so it cannot take a later one's.
     Set<String> reserved = ignoringCase(inputNames);
     natural.forEach(f -> reserved.add(f.name()));
@@ -269,14 +395,14 @@ final class FeaturePlan implements Serializable {
 
   /**
    * A name for the row id that no input column and no feature has, ignoring case: {@link
-   * FeaturesJob#ROW_ID}, or that with the first free suffix {@code _2}, {@code _3}, …
+   * FeatureTransform#ROW_ID}, or that with the first free suffix {@code _2}, {@code _3}, …
    */
   String freeRowIdName() {
     Set<String> taken = ignoringCase(inputNames);
     taken.addAll(List.of(featureSchema().fieldNames()));
-    String name = FeaturesJob.ROW_ID;
+    String name = FeatureTransform.ROW_ID;
     for (int k = 2; taken.contains(name); k++) {
-      name = FeaturesJob.ROW_ID + "_" + k;
+      name = FeatureTransform.ROW_ID + "_" + k;
     }
     return name;
   }

@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -114,7 +114,7 @@ class FirstPassTest {
     PipelineReport report = PipelineReport.create(spark);
     List<String> onSpark = new ArrayList<>();
     FeaturePlan got = FirstPass.kernels(input, 3, report, report, onSpark);
-    assertSame(FeaturesJob.plan(input, 3), got);
+    assertSame(SparkFirstPass.plan(input, 3), got);
     assertEquals(List.of(), onSpark);
     assertTrue(report.gpuTasks() + report.cpuTasks() > 1, "the kernels did not run");
   }
@@ -128,7 +128,7 @@ class FirstPassTest {
     PipelineReport report = PipelineReport.create(spark);
     List<String> onSpark = new ArrayList<>();
     FeaturePlan got = FirstPass.kernels(input, 2, 3, report, report, onSpark);
-    assertSame(FeaturesJob.plan(input, 2), got);
+    assertSame(SparkFirstPass.plan(input, 2), got);
     assertEquals(List.of("even"), onSpark);
     assertEquals(List.of("hot", "warm"), column(got, "skewed").vocabulary);
   }
@@ -178,10 +178,10 @@ class FirstPassTest {
     FeaturePlan got = FirstPass.kernels(input, 2, 3, report, report, onSpark);
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
-    assertSame(FeaturesJob.plan(input, 2), got);
+    assertSame(SparkFirstPass.plan(input, 2), got);
     assertEquals(List.of("even"), onSpark);
     FeaturePlan cpuOfKernels = FirstPass.kernels(input, 3, null, null, new ArrayList<>());
-    assertSame(FeaturesJob.plan(input, 3), cpuOfKernels);
+    assertSame(SparkFirstPass.plan(input, 3), cpuOfKernels);
   }
 
   private static FeaturePlan.Column column(FeaturePlan p, String name) {

@@ -1,4 +1,4 @@
-package dev.overlap.jobs;
+package dev.overlap.features;
 
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -56,7 +56,7 @@ final class CpuFeatures {
             v.add(null);
             v.add(null);
           } else {
-            LocalDate d = LocalDate.ofEpochDay(Q1Kernel.epochDay(value));
+            LocalDate d = LocalDate.ofEpochDay(CpuFirstPass.epoch(c.kind, value));
             v.add(d.getDayOfWeek().getValue() % 7 + 1);
             v.add(d.getMonthValue());
           }

@@ -1,0 +1,206 @@
+package dev.overlap.features;
+
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.Public;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.ml.Estimator;
+import org.apache.spark.ml.param.IntParam;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.param.StringArrayParam;
+import org.apache.spark.ml.util.Identifiable;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWritable;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Features by column type, fitted on one input and applied to any other: Spark ML's {@link
+ * Estimator}, so it works alone or as a stage of a {@code Pipeline}. {@link #fit} runs the first
+ * pass (on the GPU, kernels over the GPU's Parquet scan with their partial aggregates merged on the
+ * driver; without one, Spark's own aggregation) and returns a {@link FeatureEncoderModel} holding
+ * every column's statistics; its {@code transform} applies them on the GPU, or through the same
+ * function on the CPU where there is none.
+ *
+ * <p>What each type gets: numbers are standardized ({@code _std}: (x − mean) / sample deviation, as
+ * Spark ML's {@code StandardScaler} with mean and deviation), and {@code _log1p} where the fitted
+ * minimum is non-negative; dates get day of week and month, timestamps hour, day of week and month
+ * (in UTC; {@code timestamp_ntz} by its own wall clock); strings an index in the vocabulary of the
+ * {@code vocabularySize} most frequent values (most frequent first, ties by value, as {@code
+ * StringIndexer}'s {@code frequencyDesc}). Columns with missing values when fitted (nulls, and NaN
+ * or infinities in float and double columns) also get {@code _isnull} and {@code _imputed} (the
+ * mean, as {@code Imputer}'s {@code mean}; the mean day or instant; the most frequent string);
+ * {@code missingFeatures = "all"} gives them to every column.
+ */
+@Public
+public final class FeatureEncoder extends Estimator<FeatureEncoderModel> implements MLWritable {
+  private static final long serialVersionUID = 1L;
+
+  private final String uid;
+  // Made in the constructor, once uid is set: a param belongs to its owner's uid.
+  private final StringArrayParam inputCols;
+  private final IntParam vocabularySize;
+  private final Param<String> handleInvalid;
+  private final Param<String> missingFeatures;
+
+  public FeatureEncoder() {
+    this(Identifiable.randomUID("featureEncoder"));
+  }
+
+  public FeatureEncoder(String uid) {
+    this.uid = uid;
+    inputCols = EncoderParams.inputCols(this);
+    vocabularySize = EncoderParams.vocabularySize(this);
+    handleInvalid = EncoderParams.handleInvalid(this);
+    missingFeatures = EncoderParams.missingFeatures(this);
+    setDefault(inputCols, new String[0]);
+    setDefault(vocabularySize, 20);
+    setDefault(handleInvalid, "keep");
+    setDefault(missingFeatures, "fitted");
+  }
+
+  @Override
+  public String uid() {
+    return uid;
+  }
+
+  public StringArrayParam inputCols() {
+    return inputCols;
+  }
+
+  public IntParam vocabularySize() {
+    return vocabularySize;
+  }
+
+  public Param<String> handleInvalid() {
+    return handleInvalid;
+  }
+
+  public Param<String> missingFeatures() {
+    return missingFeatures;
+  }
+
+  public FeatureEncoder setInputCols(String... names) {
+    set(inputCols, names);
+    return this;
+  }
+
+  public FeatureEncoder setVocabularySize(int n) {
+    set(vocabularySize, n);
+    return this;
+  }
+
+  public FeatureEncoder setHandleInvalid(String mode) {
+    set(handleInvalid, EncoderParams.lower(mode));
+    return this;
+  }
+
+  public FeatureEncoder setMissingFeatures(String which) {
+    set(missingFeatures, EncoderParams.lower(which));
+    return this;
+  }
+
+  @Override
+  public FeatureEncoderModel fit(Dataset<?> dataset) {
+    return fitWithReports(dataset, null, null);
+  }
+
+  /**
+   * {@link #fit}, with the first pass's pipeline figures in {@code partials} and those of the exact
+   * counting of vocabularies in {@code counts} (either may be null).
+   */
+  public FeatureEncoderModel fitWithReports(
+      Dataset<?> dataset, PipelineReport partials, PipelineReport counts) {
+    @SuppressWarnings("unchecked")
+    Dataset<Row> all = (Dataset<Row>) dataset;
+    InputColumns.check(all);
+    Dataset<Row> in = all;
+    String[] chosen = $(inputCols);
+    if (chosen.length > 0) {
+      for (String name : chosen) {
+        InputColumns.require(all.schema(), name, "to encode");
+        if (FeaturePlan.kindOf(InputColumns.field(all.schema(), name).dataType()) == null) {
+          throw new FeatureInputException(
+              "column '"
+                  + name
+                  + "' is "
+                  + InputColumns.field(all.schema(), name).dataType().simpleString()
+                  + ", a type the encoder does not encode; leave it out of inputCols");
+        }
+      }
+      in = all.select(InputColumns.cols(chosen));
+    }
+    int vocab = (Integer) $(vocabularySize);
+    List<String> onSpark = new ArrayList<>();
+    boolean kernels = FirstPass.kernelFirstPass(all.sparkSession());
+    FeaturePlan plan =
+        kernels
+            ? FirstPass.kernels(in, vocab, partials, counts, onSpark)
+            : SparkFirstPass.plan(in, vocab);
+    plan.kernels = kernels;
+    plan.vocabulariesFromSpark.addAll(onSpark);
+    plan.missingFeatures($(missingFeatures).equals("all"));
+    plan.inputNames.clear();
+    plan.inputNames.addAll(List.of(all.columns()));
+    plan.fittedAt = System.currentTimeMillis();
+    FeatureEncoderModel model = new FeatureEncoderModel(uid, plan);
+    copyValues(model, extractParamMap());
+    return model.setParent(this);
+  }
+
+  /**
+   * Every feature a fitted model may make of this input, then the columns passed through: which
+   * columns get {@code _log1p}, {@code _isnull} and {@code _imputed} is known only once fitted, so
+   * this names them all (the fitted model's {@code transformSchema} names those it makes).
+   */
+  @Override
+  public StructType transformSchema(StructType schema) {
+    String[] chosen = $(inputCols);
+    StructType in = schema;
+    if (chosen.length > 0) {
+      in = new StructType();
+      for (String name : chosen) {
+        InputColumns.require(schema, name, "to encode");
+        in = in.add(InputColumns.field(schema, name));
+      }
+    }
+    FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize));
+    widest.inputNames.clear();
+    widest.inputNames.addAll(List.of(schema.fieldNames()));
+    for (FeaturePlan.Column c : widest.columns) {
+      c.nullable = true;
+      c.nonNegative = true;
+    }
+    StructType out = widest.featureOutputSchema();
+    List<String> encoded = List.of(widest.inputColumns());
+    for (StructField f : schema.fields()) {
+      if (!encoded.contains(f.name())) {
+        out = out.add(f);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public FeatureEncoder copy(ParamMap extra) {
+    return defaultCopy(extra);
+  }
+
+  /** Saves the params, in Spark ML's layout ({@code metadata/}). */
+  @Override
+  public MLWriter write() {
+    return new ModelFiles.Writer(this, null);
+  }
+
+  public static MLReader<FeatureEncoder> read() {
+    return new ModelFiles.Reader<>(FeatureEncoder.class);
+  }
+
+  public static FeatureEncoder load(String path) {
+    return read().load(path);
+  }
+}

@@ -1,0 +1,273 @@
+package dev.overlap.features;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamPair;
+import org.apache.spark.ml.param.Params;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The encoder and its model on disk, in Spark ML's layout, so that {@code PipelineModel} saves and
+ * loads them among its stages: {@code metadata/} holds one line of JSON (the class, uid, timestamp,
+ * Spark version, params, defaults, and the model's own fields with its format version), {@code
+ * data/} the fitted statistics as Parquet, one row per encoded column. A save goes to a hidden
+ * folder beside the path and is put in place whole; an earlier model is replaced only with {@code
+ * overwrite()}, only once the new one is complete, and a folder that is not a saved model never.
+ */
+final class ModelFiles {
+  /** The format this release writes and reads; a later release may read this one. */
+  static final int FORMAT = 1;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static final StructType COLUMNS =
+      new StructType()
+          .add("name", DataTypes.StringType, false)
+          .add("kind", DataTypes.StringType, false)
+          .add("nullable", DataTypes.BooleanType, false)
+          .add("floating", DataTypes.BooleanType, false)
+          .add("missing", DataTypes.LongType, false)
+          .add("nonFinite", DataTypes.LongType, false)
+          .add("mean", DataTypes.DoubleType, false)
+          .add("scale", DataTypes.DoubleType, false)
+          .add("scaledStd", DataTypes.DoubleType, false)
+          .add("nonNegative", DataTypes.BooleanType, false)
+          .add("meanEpoch", DataTypes.LongType, false)
+          .add("mode", DataTypes.StringType, false)
+          .add("vocabulary", DataTypes.createArrayType(DataTypes.StringType, false), false);
+
+  private ModelFiles() {}
+
+  /** Writes a stage's params and, for a model, its plan. */
+  static final class Writer extends MLWriter {
+    private final Params stage;
+    private final FeaturePlan plan;
+
+    Writer(Params stage, FeaturePlan plan) {
+      this.stage = stage;
+      this.plan = plan;
+    }
+
+    @Override
+    public void save(String path) throws IOException {
+      SparkSession spark = sparkSession();
+      Path target = new Path(path);
+      FileSystem fs = target.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      boolean exists = fs.exists(target);
+      if (exists && !shouldOverwrite()) {
+        throw new IOException(
+            "Path "
+                + path
+                + " already exists. To overwrite it, use write().overwrite().save(path)");
+      }
+      if (exists && !fs.exists(new Path(target, "metadata"))) {
+        throw new IOException(
+            "'"
+                + path
+                + "' exists and is not a saved model (it has no metadata folder), so it is"
+                + " not replaced; choose another path");
+      }
+      Path parent = target.getParent();
+      String id = UUID.randomUUID().toString();
+      Path staging = new Path(parent, "." + target.getName() + ".overlap-staging-" + id);
+      try {
+        saveImpl(staging.toString());
+      } catch (RuntimeException e) {
+        fs.delete(staging, true);
+        throw e;
+      }
+      Path previous = new Path(parent, "." + target.getName() + ".overlap-previous-" + id);
+      if (exists && !fs.rename(target, previous)) {
+        fs.delete(staging, true);
+        throw new IOException("cannot move the earlier model '" + path + "' aside to replace it");
+      }
+      if (!fs.rename(staging, target)) {
+        if (exists) {
+          fs.rename(previous, target);
+        }
+        fs.delete(staging, true);
+        throw new IOException("cannot put the new model in place at '" + path + "'");
+      }
+      if (exists) {
+        fs.delete(previous, true);
+      }
+    }
+
+    @Override
+    public void saveImpl(String path) {
+      SparkSession spark = sparkSession();
+      ObjectNode meta = JSON.createObjectNode();
+      meta.put("class", stage.getClass().getName());
+      meta.put("timestamp", System.currentTimeMillis());
+      meta.put("sparkVersion", spark.version());
+      meta.put("uid", stage.uid());
+      meta.set("paramMap", params(stage.extractParamMap(), stage, true));
+      meta.set("defaultParamMap", params(stage.extractParamMap(), stage, false));
+      ObjectNode model = meta.putObject("overlap");
+      model.put("format", FORMAT);
+      if (plan != null) {
+        model.put("rows", plan.rows);
+        model.put("fittedAt", plan.fittedAt);
+        model.put("vocabularySize", plan.vocabularySize);
+        strings(model.putArray("inputNames"), plan.inputNames);
+        strings(model.putArray("unsupported"), plan.unsupported);
+        strings(model.putArray("vocabulariesFromSpark"), plan.vocabulariesFromSpark);
+      }
+      spark
+          .createDataset(List.of(meta.toString()), Encoders.STRING())
+          .coalesce(1)
+          .write()
+          .text(path + "/metadata");
+      if (plan != null) {
+        List<Row> rows = new ArrayList<>();
+        for (FeaturePlan.Column c : plan.columns) {
+          rows.add(
+              RowFactory.create(
+                  c.name,
+                  c.kind.name(),
+                  c.nullable,
+                  c.floating,
+                  c.missing,
+                  c.nonFinite,
+                  c.mean,
+                  c.scale,
+                  c.scaledStd,
+                  c.nonNegative,
+                  c.meanEpoch,
+                  c.mode,
+                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabulary).toSeq()));
+        }
+        spark.createDataFrame(rows, COLUMNS).coalesce(1).write().parquet(path + "/data");
+      }
+    }
+
+    private static ObjectNode params(
+        org.apache.spark.ml.param.ParamMap all, Params stage, boolean set) {
+      ObjectNode out = JSON.createObjectNode();
+      for (ParamPair<?> pair : scala.jdk.javaapi.CollectionConverters.asJava(all.toSeq())) {
+        @SuppressWarnings("unchecked")
+        Param<Object> p = (Param<Object>) pair.param();
+        if (set ? stage.isSet(p) : stage.hasDefault(p) && !stage.isSet(p)) {
+          try {
+            out.set(
+                p.name(),
+                JSON.readTree(p.jsonEncode(set ? pair.value() : stage.getDefault(p).get())));
+          } catch (IOException e) {
+            throw new IllegalStateException("param " + p.name() + " cannot be saved", e);
+          }
+        }
+      }
+      return out;
+    }
+
+    private static void strings(ArrayNode to, List<String> values) {
+      values.forEach(to::add);
+    }
+  }
+
+  /** Reads what {@link Writer} wrote; refuses a later format, naming it. */
+  static final class Reader<T extends Params> extends MLReader<T> {
+    private final Class<T> type;
+
+    Reader(Class<T> type) {
+      this.type = type;
+    }
+
+    @Override
+    public T load(String path) {
+      SparkSession spark = sparkSession();
+      JsonNode meta;
+      try {
+        meta = JSON.readTree(spark.read().text(path + "/metadata").first().getString(0));
+      } catch (IOException e) {
+        throw new IllegalArgumentException("'" + path + "' holds no readable model metadata", e);
+      }
+      String cls = meta.path("class").asText();
+      if (!cls.equals(type.getName())) {
+        throw new IllegalArgumentException(
+            "'" + path + "' holds a " + cls + ", not a " + type.getName());
+      }
+      int format = meta.path("overlap").path("format").asInt(-1);
+      if (format != FORMAT) {
+        throw new IllegalArgumentException(
+            "the model at '"
+                + path
+                + "' was saved in format "
+                + format
+                + "; this release of Overlap reads format "
+                + FORMAT
+                + ": load it with the release that saved it, or fit it again");
+      }
+      String uid = meta.path("uid").asText();
+      T stage;
+      if (type == FeatureEncoder.class) {
+        stage = type.cast(new FeatureEncoder(uid));
+      } else {
+        stage = type.cast(new FeatureEncoderModel(uid, plan(spark, path, meta.path("overlap"))));
+      }
+      setParams(stage, meta.path("defaultParamMap"), path);
+      setParams(stage, meta.path("paramMap"), path);
+      return stage;
+    }
+
+    private static void setParams(Params stage, JsonNode values, String path) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = values.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (!stage.hasParam(e.getKey())) {
+          throw new IllegalArgumentException(
+              "the model at '" + path + "' has a param this release does not know: " + e.getKey());
+        }
+        Param<Object> p = (Param<Object>) stage.getParam(e.getKey());
+        stage.set(p, p.jsonDecode(e.getValue().toString()));
+      }
+    }
+
+    private static FeaturePlan plan(SparkSession spark, String path, JsonNode model) {
+      FeaturePlan plan = new FeaturePlan(model.path("vocabularySize").asInt());
+      plan.rows = model.path("rows").asLong();
+      plan.fittedAt = model.path("fittedAt").asLong();
+      model.path("inputNames").forEach(n -> plan.inputNames.add(n.asText()));
+      model.path("unsupported").forEach(n -> plan.unsupported.add(n.asText()));
+      model.path("vocabulariesFromSpark").forEach(n -> plan.vocabulariesFromSpark.add(n.asText()));
+      for (Row r : spark.read().parquet(path + "/data").collectAsList()) {
+        FeaturePlan.Column c =
+            new FeaturePlan.Column(
+                r.getString(0),
+                FeaturePlan.Kind.valueOf(r.getString(1)),
+                r.getBoolean(2),
+                r.getBoolean(3));
+        c.nullable = r.getBoolean(2);
+        c.missing = r.getLong(4);
+        c.nonFinite = r.getLong(5);
+        c.mean = r.getDouble(6);
+        c.scale = r.getDouble(7);
+        c.scaledStd = r.getDouble(8);
+        c.nonNegative = r.getBoolean(9);
+        c.meanEpoch = r.getLong(10);
+        c.mode = r.getString(11);
+        c.vocabulary = List.copyOf(r.getList(12));
+        plan.columns.add(c);
+      }
+      plan.columns.sort(java.util.Comparator.comparingInt(c -> plan.inputNames.indexOf(c.name)));
+      return plan;
+    }
+  }
+}
