@@ -47,13 +47,18 @@ public final class Main {
   private static volatile StagedOutput current;
   private static volatile SparkSession session;
   private static volatile boolean finished;
+  private static volatile String jobName = "overlap";
+  private static volatile String master = "local[*]";
+  private static volatile ErrorLines.Context context = ErrorLines.Context.NONE;
 
   private Main() {}
 
   public static void main(String[] args) {
     ShutdownHookManager.get().addShutdownHook(Main::onShutdown, SHUTDOWN_PRIORITY);
+    FatalExit.watch();
     int code;
     String job = args.length > 0 ? args[0] : "overlap";
+    jobName = job;
     try {
       code = run(args);
     } catch (Throwable t) {
@@ -62,20 +67,24 @@ public final class Main {
         waitForExit();
       }
       clearProgressBar();
-      ErrorLines.Line line = ErrorLines.of(t, job);
+      ErrorLines.Line line = ErrorLines.of(t, job, context);
       if (line.usage()) {
         LOG.info("refused: {}", line.text(), t);
         System.err.println("overlap: " + line.text());
       } else {
         LOG.error("{}", line.text(), t);
-        String log = System.getProperty("overlap.log.file");
-        System.err.println(
-            "overlap: " + line.text() + (log == null ? "" : " (stack trace in " + log + ")"));
+        System.err.println("overlap: " + line.text() + logNamed("stack trace"));
       }
       code = line.usage() ? 2 : 1;
     }
     finished = true;
     System.exit(code);
+  }
+
+  /** Where the run's log is, as the end of a line: {@code (what in FILE)}; empty when unknown. */
+  private static String logNamed(String what) {
+    String log = System.getProperty("overlap.log.file");
+    return log == null ? "" : " (" + what + " in " + log + ")";
   }
 
   /**
@@ -95,11 +104,18 @@ public final class Main {
   static int run(String[] args) throws IOException {
     JobArgs a = JobArgs.parse(args);
     SparkConf sparkConf = new SparkConf();
-    PreFlight.checkMaster(sparkConf.get("spark.master", "local[*]"));
+    master = sparkConf.get("spark.master", "local[*]");
+    PreFlight.checkMaster(master, sparkConf);
+    SparkFolders.check(sparkConf, master);
     Configuration hadoop = SparkHadoopUtil.get().newConfiguration(sparkConf);
     JobPaths paths =
         new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
     String output = PreFlight.output(a, paths);
+    InputFooters footers = PreFlight.inputFooters(a, paths);
+    context = new ErrorLines.Context(output, footers);
+    if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
+      footers.partialColumns().ifPresent(w -> System.err.println("overlap: warning: " + w));
+    }
     int vocabulary = a.job.equals("features") ? a.vocabulary() : 0;
 
     long starting = System.nanoTime();
@@ -210,16 +226,22 @@ public final class Main {
         LOG.warn("stopping Spark on shutdown", e);
       }
     }
-    if (staged == null) {
-      System.err.println("overlap: interrupted; nothing was changed");
-    } else if (staged.abandon()) {
+    boolean committed = staged != null && staged.abandon();
+    String outcome =
+        staged == null
+            ? "nothing was changed"
+            : committed
+                ? "the new result was in place in " + staged.target()
+                : "nothing was changed (" + staged.target() + " holds what it held before)";
+    Optional<String> fatal = FatalExit.line(jobName, master, outcome);
+    if (fatal.isPresent()) {
+      clearProgressBar();
+      System.err.println("overlap: " + fatal.get() + logNamed("details"));
+    } else if (committed) {
       System.err.println(
           "overlap: interrupted after the new result was in place in " + staged.target());
     } else {
-      System.err.println(
-          "overlap: interrupted; nothing was changed ("
-              + staged.target()
-              + " holds what it held before)");
+      System.err.println("overlap: interrupted; " + outcome);
     }
     System.err.flush();
   }
