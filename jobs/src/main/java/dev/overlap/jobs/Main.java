@@ -28,12 +28,14 @@ import org.slf4j.LoggerFactory;
  * generated into {@code ./data/} on first use. Without {@code --output}, results go to {@code
  * ./out/<job>}, replaced on each run.
  *
- * <p>Before any work the command line, the master, the input and the output are checked ({@link
- * JobArgs}, {@link PreFlight}, {@link JobPaths}); the result is built beside the output and
- * replaces it only when complete ({@link StagedOutput}). A failure prints one line on stderr (exit
- * code 2 when the command or the input is at fault, 1 otherwise), with the full exception in the
- * log file the line names. SIGINT and SIGTERM stop the run, delete its staging folder and say what
- * the output holds.
+ * <p>Before any work the command line, the master, Spark's local and trace folders, the input (its
+ * files' footers too) and the output are checked ({@link JobArgs}, {@link PreFlight}, {@link
+ * SparkFolders}, {@link InputFooters}, {@link JobPaths}, {@link Creatable}); the result is built
+ * beside the output and replaces it only when complete ({@link StagedOutput}). A failure prints one
+ * line on stderr (exit code 2 when the command or the input is at fault, 1 otherwise), with the
+ * full exception in the log file the line names. SIGINT and SIGTERM stop the run, delete its
+ * staging folder and say what the output holds; so does Spark ending the JVM itself, with a line
+ * that says why ({@link FatalExit}).
  */
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
