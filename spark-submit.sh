@@ -127,6 +127,46 @@ value_of() { # option, remaining argument count, next argument
   [[ "$3" != --* ]] || die "$1 needs a value, but the next argument is the option '$3'"
   [[ -n "$3" ]] || die "$1 needs a value, got an empty one"
 }
+# --driver-memory and --executor-memory: Spark refuses a heap below 1.5 times the 300 MiB it
+# reserves (UnifiedMemoryManager), and a driver heap above the machine's memory cannot be had.
+min_heap=$((450 * 1024 * 1024))
+bytes_of() { # a size as Spark's --driver-memory takes it: a bare number is bytes (-Xmx's reading)
+  local n="${1%[kKmMgGtT]}" unit="${1##*[0-9]}"
+  n=$((10#$n))
+  case "$unit" in
+    k | K) echo $((n << 10)) ;; m | M) echo $((n << 20)) ;; g | G) echo $((n << 30)) ;;
+    t | T) echo $((n << 40)) ;; *) echo "$n" ;;
+  esac
+}
+machine_memory() { # bytes of memory this machine (or its container) has; empty when unknown
+  local kb limit
+  if [[ -r /proc/meminfo ]]; then
+    kb="$(awk '/^MemTotal:/ {print $2; exit}' /proc/meminfo)"
+    [[ "$kb" =~ ^[0-9]+$ ]] || return 0
+    limit="$(cat /sys/fs/cgroup/memory.max 2>/dev/null || true)"
+    if [[ "$limit" =~ ^[0-9]+$ && "$limit" -lt $((kb * 1024)) ]]; then echo "$limit"; else echo $((kb * 1024)); fi
+  else
+    sysctl -n hw.memsize 2>/dev/null || true
+  fi
+}
+check_memory() { # option, size
+  local b machine
+  local digits="${2%[kKmMgGtT]}" most=18 # digits that cannot overflow 64 bits in the unit
+  case "${2##*[0-9]}" in k | K) most=15 ;; m | M) most=12 ;; g | G) most=9 ;; t | T) most=6 ;; esac
+  [[ "${#digits}" -le "$most" ]] || die "$1 $2 is more than any machine has; give a size such as 4g"
+  b="$(bytes_of "$2")"
+  if [[ "$b" -lt "$min_heap" ]]; then
+    local hint=""
+    [[ "$2" =~ ^[0-9]+$ ]] && hint=" (a number without a unit is bytes: did you mean ${2}m?)"
+    die "$1 $2 is below the 450m Spark needs at least (1.5 times the 300m it reserves)$hint; give $1 1g or more"
+  fi
+  if [[ "$1" == --driver-memory ]]; then
+    machine="$(machine_memory)"
+    if [[ -n "$machine" && "$b" -gt "$machine" ]]; then
+      die "$1 $2 is more than this machine's memory ($((machine >> 20))m); give $1 at most $((machine >> 30))g"
+    fi
+  fi
+}
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --master)
@@ -140,6 +180,7 @@ while [[ $# -gt 0 ]]; do
     --driver-memory | --executor-memory)
       value_of "$1" $# "${2:-}"
       [[ "$2" =~ ^[0-9]+[kKmMgGtT]?$ ]] || die "$1 needs a size such as 4g or 512m, got '$2'"
+      check_memory "$1" "$2"
       [[ "$1" == --driver-memory ]] && driver_memory="$2"
       spark_args+=("$1" "$2"); shift 2 ;;
     --executor-cores | --total-executor-cores)
@@ -150,6 +191,52 @@ while [[ $# -gt 0 ]]; do
     *) job_args+=("$1"); shift ;;
   esac
 done
+
+# --- --master: the forms Spark takes, checked before a JVM starts ------------------------------
+spark_jars() { # the Spark jars this run uses, one a line
+  if [[ -n "${SPARK_HOME:-}" ]]; then
+    ls "$SPARK_HOME"/jars 2>/dev/null || true
+  elif [[ -f "$here/jobs/target/spark-classpath.txt" ]]; then
+    tr ':' '\n' <"$here/jobs/target/spark-classpath.txt"
+  fi
+}
+has_spark_jar() { # a jar name's start, e.g. spark-yarn_
+  local cp
+  cp="$(spark_jars)"
+  [[ -z "$cp" ]] && return 0 # not built yet: Spark says it, once built
+  grep -q "$1" <<<"$cp"
+}
+check_master() {
+  local m="$1" n
+  case "$m" in
+    local | "local[*]") ;;
+    local\[*)
+      [[ "$m" =~ ^local\[(\*|[0-9]+)(,[0-9]+)?\]$ ]] ||
+        die "--master '$m' is not local[N] or local[N,F]; use local[*] (a thread per core) or local[N] with N of 1 or more"
+      n="${BASH_REMATCH[1]}"
+      [[ "$n" == "*" || "$n" -ge 1 ]] ||
+        die "--master '$m' gives 0 threads; use local[*] (a thread per core) or local[N] with N of 1 or more"
+      [[ -z "${BASH_REMATCH[2]}" || "${BASH_REMATCH[2]#,}" -ge 1 ]] ||
+        die "--master '$m' allows 0 task failures; use local[N,F] with F of 1 or more"
+      ;;
+    local-cluster\[*) ;;
+    spark://?*) ;;
+    yarn)
+      [[ -n "${HADOOP_CONF_DIR:-}${YARN_CONF_DIR:-}" ]] ||
+        die "--master yarn needs the cluster's configuration: set HADOOP_CONF_DIR (or YARN_CONF_DIR) to the folder that holds its yarn-site.xml"
+      has_spark_jar spark-yarn_ ||
+        die "--master yarn needs Spark's YARN support, which the Spark this runs lacks: set SPARK_HOME to a Spark 4.0 distribution built with YARN"
+      ;;
+    k8s://?*)
+      has_spark_jar spark-kubernetes_ ||
+        die "--master $m needs Spark's Kubernetes support, which the Spark this runs lacks: set SPARK_HOME to a Spark 4.0 distribution built with Kubernetes"
+      ;;
+    *)
+      die "--master '$m' is not a master URL Spark knows; use local[*], local[N], spark://host:port, yarn or k8s://https://host:port"
+      ;;
+  esac
+}
+[[ -z "$master" ]] || check_master "$master"
 
 # The run's log: every line Spark and the job log, with stack traces; a failure's line names it.
 log_dir="${OVERLAP_LOG_DIR:-$here/logs}"
@@ -172,12 +259,29 @@ find_jobs_jar() {
   done
   return 0
 }
+# A source or pom edited since the jars were built: the first one found, or nothing.
+changed_source() {
+  local d
+  for d in "$here/pom.xml" "$here/executor/pom.xml" "$here/jobs/pom.xml" "$here/executor/src/main" "$here/jobs/src/main"; do
+    [[ -e "$d" ]] || continue
+    find "$d" -type f -newer "$jobs_jar" -print -quit 2>/dev/null
+  done | head -1
+}
 jobs_jar="$(find_jobs_jar)"
-if [[ -z "$jobs_jar" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/spark-classpath.txt" ]]; then
-  command -v mvn >/dev/null 2>&1 ||
-    die "the project is not built and Maven (mvn) is not installed: install Maven 3.8+ and run again"
+why="first run: building the project"
+stale=""
+if [[ -n "$jobs_jar" ]]; then
+  stale="$(changed_source)"
+  why="${stale#"$here"/} changed since the last build: rebuilding"
+fi
+if [[ -z "$jobs_jar" || -n "$stale" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/spark-classpath.txt" ]]; then
+  if ! command -v mvn >/dev/null 2>&1; then
+    [[ -z "$stale" || -z "$jobs_jar" ]] &&
+      die "the project is not built and Maven (mvn) is not installed: install Maven 3.8+ and run again"
+    die "${stale#"$here"/} changed since the project was built, and Maven (mvn) is not installed to rebuild it: install Maven 3.8+, or undo the change"
+  fi
   build_log="$log_dir/build-$(date +%Y%m%d-%H%M%S).log"
-  echo "spark-submit.sh: first run: building the project (mvn -DskipTests package, a few minutes; log: $build_log)" >&2
+  echo "spark-submit.sh: $why (mvn -DskipTests package, a few minutes; log: $build_log)" >&2
   started=$SECONDS
   # Maven's module lines as progress, with the time so far.
   if ! (cd "$here" && mvn -B -ntp -DskipTests package 2>&1) | tee "$build_log" |

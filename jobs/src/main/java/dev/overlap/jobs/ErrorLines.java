@@ -2,6 +2,7 @@ package dev.overlap.jobs;
 
 import dev.overlap.executor.config.OverlapConfigException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.SparkThrowable;
@@ -17,9 +18,18 @@ final class ErrorLines {
   /** One line, and whether the user's input or command was at fault (exit code 2) or not (1). */
   record Line(String text, boolean usage) {}
 
+  /** What the run knew before the failure: the output as the user named it, the input's files. */
+  record Context(String output, InputFooters footers) {
+    static final Context NONE = new Context(null, InputFooters.NONE);
+  }
+
   private ErrorLines() {}
 
   static Line of(Throwable t, String job) {
+    return of(t, job, Context.NONE);
+  }
+
+  static Line of(Throwable t, String job, Context context) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof UsageException) {
         return new Line(c.getMessage(), true);
@@ -29,7 +39,7 @@ final class ErrorLines {
       }
     }
     for (Throwable c = t; c != null; c = c.getCause()) {
-      Line l = known(c, job);
+      Line l = known(c, job, context);
       if (l != null) {
         return l;
       }
@@ -43,11 +53,19 @@ final class ErrorLines {
         false);
   }
 
-  private static Line known(Throwable c, String job) {
+  private static Line known(Throwable c, String job, Context context) {
     String msg = c.getMessage() == null ? "" : c.getMessage();
     if (c instanceof SparkThrowable s && s.getCondition() != null) {
       String cond = s.getCondition();
       Map<String, String> params = s.getMessageParameters();
+      if (cond.startsWith("FAILED_READ_FILE")
+          || cond.startsWith("CANNOT_MERGE")
+          || cond.startsWith("PARQUET_COLUMN_DATA_TYPE_MISMATCH")) {
+        Optional<String> differ = context.footers().disagreement();
+        if (differ.isPresent()) {
+          return new Line(differ.get(), true);
+        }
+      }
       if (cond.equals("UNABLE_TO_INFER_SCHEMA")) {
         return new Line(
             "the input holds no Parquet data Spark can read (no data files, or only empty ones);"
@@ -93,6 +111,29 @@ final class ErrorLines {
               + JobPaths.firstLine(c)
               + "); use local[*], local[N], spark://host:port, yarn or k8s://...",
           true);
+    }
+    if (msg.contains("No space left on device")) {
+      return new Line(
+          job
+              + " ran out of disk space ("
+              + JobPaths.firstLine(c)
+              + ") writing "
+              + (context.output() == null ? "its output" : "--output '" + context.output() + "'")
+              + " or Spark's local folders ("
+              + SparkFolders.localDirs()
+              + "); free some space, or choose an --output or spark.local.dir on a disk with room",
+          false);
+    }
+    if (!(c instanceof OutOfMemoryError)
+        && (msg.contains("exited with code 52")
+            || (msg.contains("ExecutorLostFailure") && msg.contains("OutOfMemoryError")))) {
+      return new Line(
+          job
+              + " lost an executor that ran out of memory ("
+              + JobPaths.firstLine(c)
+              + "); give executors more with --executor-memory (spark.executor.memory), e.g."
+              + " --executor-memory 8g",
+          false);
     }
     if (c instanceof OutOfMemoryError) {
       return new Line(

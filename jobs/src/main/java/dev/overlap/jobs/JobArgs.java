@@ -168,7 +168,29 @@ final class JobArgs {
               MAX_SCALE,
               v));
     }
+    if (TpchGenerate.orderCount(sf, TpchGenerate.parts(sf)) == 0) {
+      throw new UsageException(
+          "--scale "
+              + v
+              + " gives tables of 0 rows; the smallest scale that gives rows is "
+              + smallestScale()
+              + " (SF 0.01 gives 15000 orders)");
+    }
     return sf;
+  }
+
+  /** The smallest scale factor of one significant digit for which generate writes rows. */
+  static String smallestScale() {
+    for (int k = 12; k >= 0; k--) {
+      for (int m = 1; m <= 9; m++) {
+        java.math.BigDecimal sf = java.math.BigDecimal.valueOf(m).scaleByPowerOfTen(-k);
+        double d = sf.doubleValue();
+        if (TpchGenerate.orderCount(d, TpchGenerate.parts(d)) > 0) {
+          return sf.toPlainString();
+        }
+      }
+    }
+    return "1";
   }
 
   /** {@code --vocabulary}: a whole number from 1 to {@value #MAX_VOCABULARY}; 20 by default. */

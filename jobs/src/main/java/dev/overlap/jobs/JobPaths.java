@@ -43,6 +43,10 @@ final class JobPaths {
     }
   }
 
+  Configuration conf() {
+    return conf;
+  }
+
   FileSystem fs(String path) {
     try {
       return new Path(path).getFileSystem(conf);
@@ -133,7 +137,7 @@ final class JobPaths {
           "--output '" + output + "' is the root folder; choose a folder of its own");
     }
     if (PathRelations.isLocal(out)) {
-      java.nio.file.Path o = PathRelations.real(Paths.get(out.toUri()));
+      java.nio.file.Path o = PathRelations.real(PathRelations.local(out));
       for (Protected p : protectedFolders) {
         if (p.path.startsWith(o)) {
           throw new UsageException(
@@ -194,6 +198,9 @@ final class JobPaths {
       Optional<String> by =
           fs.isDirectory(out) ? StagedOutput.writtenBy(fs, out) : Optional.empty();
       if (replaceUnmarked) {
+        if (by.isEmpty() && PathRelations.isLocal(out)) {
+          WorkTrees.refuseTracked(PathRelations.local(out), output);
+        }
         return;
       }
       if (by.isEmpty()) {
@@ -233,7 +240,7 @@ final class JobPaths {
     if (!PathRelations.isLocal(out)) {
       return FreeSpace.UNKNOWN;
     }
-    java.nio.file.Path p = Paths.get(out.toUri()).toAbsolutePath();
+    java.nio.file.Path p = PathRelations.local(out).toAbsolutePath();
     while (p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
       p = p.getParent();
     }

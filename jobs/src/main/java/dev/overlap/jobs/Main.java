@@ -28,12 +28,14 @@ import org.slf4j.LoggerFactory;
  * generated into {@code ./data/} on first use. Without {@code --output}, results go to {@code
  * ./out/<job>}, replaced on each run.
  *
- * <p>Before any work the command line, the master, the input and the output are checked ({@link
- * JobArgs}, {@link PreFlight}, {@link JobPaths}); the result is built beside the output and
- * replaces it only when complete ({@link StagedOutput}). A failure prints one line on stderr (exit
- * code 2 when the command or the input is at fault, 1 otherwise), with the full exception in the
- * log file the line names. SIGINT and SIGTERM stop the run, delete its staging folder and say what
- * the output holds.
+ * <p>Before any work the command line, the master, Spark's local and trace folders, the input (its
+ * files' footers too) and the output are checked ({@link JobArgs}, {@link PreFlight}, {@link
+ * SparkFolders}, {@link InputFooters}, {@link JobPaths}, {@link Creatable}); the result is built
+ * beside the output and replaces it only when complete ({@link StagedOutput}). A failure prints one
+ * line on stderr (exit code 2 when the command or the input is at fault, 1 otherwise), with the
+ * full exception in the log file the line names. SIGINT and SIGTERM stop the run, delete its
+ * staging folder and say what the output holds; so does Spark ending the JVM itself, with a line
+ * that says why ({@link FatalExit}).
  */
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
@@ -47,13 +49,18 @@ public final class Main {
   private static volatile StagedOutput current;
   private static volatile SparkSession session;
   private static volatile boolean finished;
+  private static volatile String jobName = "overlap";
+  private static volatile String master = "local[*]";
+  private static volatile ErrorLines.Context context = ErrorLines.Context.NONE;
 
   private Main() {}
 
   public static void main(String[] args) {
     ShutdownHookManager.get().addShutdownHook(Main::onShutdown, SHUTDOWN_PRIORITY);
+    FatalExit.watch();
     int code;
     String job = args.length > 0 ? args[0] : "overlap";
+    jobName = job;
     try {
       code = run(args);
     } catch (Throwable t) {
@@ -62,20 +69,24 @@ public final class Main {
         waitForExit();
       }
       clearProgressBar();
-      ErrorLines.Line line = ErrorLines.of(t, job);
+      ErrorLines.Line line = ErrorLines.of(t, job, context);
       if (line.usage()) {
         LOG.info("refused: {}", line.text(), t);
         System.err.println("overlap: " + line.text());
       } else {
         LOG.error("{}", line.text(), t);
-        String log = System.getProperty("overlap.log.file");
-        System.err.println(
-            "overlap: " + line.text() + (log == null ? "" : " (stack trace in " + log + ")"));
+        System.err.println("overlap: " + line.text() + logNamed("stack trace"));
       }
       code = line.usage() ? 2 : 1;
     }
     finished = true;
     System.exit(code);
+  }
+
+  /** Where the run's log is, as the end of a line: {@code (what in FILE)}; empty when unknown. */
+  private static String logNamed(String what) {
+    String log = System.getProperty("overlap.log.file");
+    return log == null ? "" : " (" + what + " in " + log + ")";
   }
 
   /**
@@ -95,11 +106,18 @@ public final class Main {
   static int run(String[] args) throws IOException {
     JobArgs a = JobArgs.parse(args);
     SparkConf sparkConf = new SparkConf();
-    PreFlight.checkMaster(sparkConf.get("spark.master", "local[*]"));
+    master = sparkConf.get("spark.master", "local[*]");
+    PreFlight.checkMaster(master, sparkConf);
+    SparkFolders.check(sparkConf, master);
     Configuration hadoop = SparkHadoopUtil.get().newConfiguration(sparkConf);
     JobPaths paths =
         new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
     String output = PreFlight.output(a, paths);
+    InputFooters footers = PreFlight.inputFooters(a, paths);
+    context = new ErrorLines.Context(output, footers);
+    if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
+      footers.partialColumns().ifPresent(w -> System.err.println("overlap: warning: " + w));
+    }
     int vocabulary = a.job.equals("features") ? a.vocabulary() : 0;
 
     long starting = System.nanoTime();
@@ -210,16 +228,22 @@ public final class Main {
         LOG.warn("stopping Spark on shutdown", e);
       }
     }
-    if (staged == null) {
-      System.err.println("overlap: interrupted; nothing was changed");
-    } else if (staged.abandon()) {
+    boolean committed = staged != null && staged.abandon();
+    String outcome =
+        staged == null
+            ? "nothing was changed"
+            : committed
+                ? "the new result was in place in " + staged.target()
+                : "nothing was changed (" + staged.target() + " holds what it held before)";
+    Optional<String> fatal = FatalExit.line(jobName, master, outcome);
+    if (fatal.isPresent()) {
+      clearProgressBar();
+      System.err.println("overlap: " + fatal.get() + logNamed("details"));
+    } else if (committed) {
       System.err.println(
           "overlap: interrupted after the new result was in place in " + staged.target());
     } else {
-      System.err.println(
-          "overlap: interrupted; nothing was changed ("
-              + staged.target()
-              + " holds what it held before)");
+      System.err.println("overlap: interrupted; " + outcome);
     }
     System.err.flush();
   }

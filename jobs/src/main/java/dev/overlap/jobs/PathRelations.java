@@ -27,7 +27,7 @@ final class PathRelations {
   /** Whether {@code a} is {@code b} or inside it, comparing real paths for local files. */
   static boolean sameOrInside(Path a, Path b) {
     if (isLocal(a) && isLocal(b)) {
-      return real(Paths.get(a.toUri())).startsWith(real(Paths.get(b.toUri())));
+      return real(local(a)).startsWith(real(local(b)));
     }
     URI ua = a.toUri();
     URI ub = b.toUri();
@@ -42,9 +42,17 @@ final class PathRelations {
 
   private static String normal(Path p) {
     if (isLocal(p)) {
-      return real(Paths.get(p.toUri())).toString();
+      return real(local(p)).toString();
     }
     return p.toUri().normalize().getPath();
+  }
+
+  /**
+   * A local Hadoop path as a file path. From the URI's decoded path, not the URI itself: {@code
+   * Paths.get(URI)} refuses a URI that holds non-ASCII characters ("Bad escape").
+   */
+  static java.nio.file.Path local(Path p) {
+    return Paths.get(p.toUri().getPath());
   }
 
   /** The path with symbolic links resolved as far as it exists, the rest appended. */

@@ -5,7 +5,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkConf;
 
 /**
  * What {@link Main} checks before Spark starts, so that a mistake costs seconds and changes
@@ -32,6 +34,8 @@ final class PreFlight {
                 a.job.equals("generate")
                     ? "data/tpch-sf" + a.get("--scale").orElseThrow()
                     : "out/" + a.job);
+    fileNames("--output", output);
+    a.get("--input").ifPresent(in -> fileNames("--input", in));
     // Before anything else looks at the output: put right what a killed run left beside it.
     paths.recover(output);
     List<Path> inputs =
@@ -46,10 +50,53 @@ final class PreFlight {
         a.job,
         a.has(JobArgs.OVERWRITE) || defaultOutput,
         a.has(JobArgs.OVERWRITE_UNMARKED));
+    Path out = paths.qualified(output);
+    if (PathRelations.isLocal(out)) {
+      java.nio.file.Path local = PathRelations.local(out);
+      Creatable.notDangling(local, "--output '" + output + "'");
+      Creatable.folder(local.getParent(), "--output '" + output + "'");
+    }
     if (a.job.equals("generate")) {
       checkRoom(paths, output, a.scale());
     }
     return output;
+  }
+
+  /**
+   * What the footers of {@code --input}'s Parquet files say ({@link InputFooters}); refuses an
+   * input whose data lies only in subfolders Spark does not read ({@link InputFiles}).
+   */
+  static InputFooters inputFooters(JobArgs a, JobPaths paths) {
+    if (a.job.equals("generate") || a.get("--input").isEmpty()) {
+      return InputFooters.NONE;
+    }
+    String input = a.get("--input").get();
+    List<Path> matches = paths.input(input);
+    // Footers of a remote store cost a request each: fewer of them there.
+    int max = PathRelations.isLocal(paths.qualified(input)) ? InputFooters.MAX_FILES : 100;
+    return InputFooters.read(paths.conf(), InputFiles.of(paths.fs(input), input, matches, max));
+  }
+
+  /** Refuses a local path whose characters this JVM's locale cannot put in a file name. */
+  private static void fileNames(String option, String path) {
+    if (path.matches("[A-Za-z][A-Za-z0-9+.-]*:.*") && !path.startsWith("file:")) {
+      return; // not a local file name
+    }
+    String enc = System.getProperty("sun.jnu.encoding", "UTF-8");
+    try {
+      if (java.nio.charset.Charset.forName(enc).newEncoder().canEncode(path)) {
+        return;
+      }
+    } catch (IllegalArgumentException e) {
+      return; // an encoding Java does not know: let the file system say
+    }
+    throw new UsageException(
+        option
+            + " '"
+            + path
+            + "' has characters that file names cannot hold in this locale (its encoding is "
+            + enc
+            + "); run with a UTF-8 locale, e.g. LANG=C.UTF-8");
   }
 
   /** Refuses a scale factor whose tables would not fit the output's local file system. */
@@ -77,7 +124,7 @@ final class PreFlight {
    * A standalone master that does not answer fails here, in seconds, rather than after Spark's
    * minute of registration retries.
    */
-  static void checkMaster(String master) {
+  static void checkMaster(String master, SparkConf conf) {
     if (!master.startsWith("spark://")) {
       return;
     }
@@ -98,7 +145,6 @@ final class PreFlight {
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress(host, port), 3000);
-        return;
       } catch (IOException e) {
         tried
             .append(tried.length() == 0 ? "" : ", ")
@@ -107,7 +153,25 @@ final class PreFlight {
             .append(port)
             .append(": ")
             .append(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        continue;
       }
+      Optional<String> wrong = MasterProbe.ask(conf, host, port);
+      if (wrong.isEmpty()) {
+        return;
+      }
+      throw new UsageException(
+          "--master "
+              + master
+              + ": "
+              + host
+              + ":"
+              + port
+              + " accepts connections but no Spark master answers there in "
+              + MasterProbe.TIMEOUT_S
+              + " s ("
+              + wrong.get()
+              + "); check the host and port (a standalone master listens on 7077 by default;"
+              + " 8080 is its web page)");
     }
     throw new UsageException(
         "cannot reach the Spark master "

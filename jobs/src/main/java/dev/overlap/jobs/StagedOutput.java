@@ -6,7 +6,6 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -68,17 +67,28 @@ final class StagedOutput implements AutoCloseable {
 
   /** Creates the staging folder for {@code target}; the caller writes the result into it. */
   static StagedOutput begin(FileSystem fs, Path target, String job) throws IOException {
-    Path parent = target.getParent();
-    if (parent != null && !fs.exists(parent)) {
-      fs.mkdirs(parent);
-    }
     String time = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path staging =
         sibling(
             target,
             STAGING + job + "-" + host() + "-" + ProcessHandle.current().pid() + "-" + time);
-    if (!fs.mkdirs(staging)) {
-      throw new IOException("cannot create the staging folder " + staging);
+    try {
+      if (PathRelations.isLocal(staging)) {
+        // Java's own call says why it failed (permission, read-only, a file in the way).
+        Files.createDirectories(PathRelations.local(staging));
+      } else if (!fs.mkdirs(staging)) {
+        throw new IOException("mkdirs returned false");
+      }
+    } catch (IOException e) {
+      throw new UsageException(
+          "cannot make the output '"
+              + target
+              + "': its staging folder beside it cannot be created ("
+              + e.getClass().getSimpleName()
+              + ": "
+              + JobPaths.firstLine(e)
+              + "); choose an --output in a folder you can write to",
+          e);
     }
     return new StagedOutput(fs, target, job, staging);
   }
@@ -198,7 +208,8 @@ final class StagedOutput implements AutoCloseable {
       throw new IOException("'" + to + "' exists");
     }
     if ("file".equals(from.toUri().getScheme()) && "file".equals(to.toUri().getScheme())) {
-      Files.move(Paths.get(from.toUri()), Paths.get(to.toUri()), StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          PathRelations.local(from), PathRelations.local(to), StandardCopyOption.ATOMIC_MOVE);
     } else if (!fs.rename(from, to)) {
       throw new IOException("cannot rename '" + from + "' to '" + to + "'");
     }

@@ -567,8 +567,8 @@ class BadInputsIT {
             li(),
             "--output",
             "out-oom",
-            "--driver-memory",
-            "64m");
+            "--conf",
+            "spark.plugins=dev.overlap.NoSuchPlugin");
     Matcher m = Pattern.compile("stack trace in (\\S+)\\)").matcher(line);
     assertTrue(m.find(), line);
     assertTrue(

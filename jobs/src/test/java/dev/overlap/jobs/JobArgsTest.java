@@ -81,4 +81,16 @@ class JobArgsTest {
             + " --output, --vocabulary, --overwrite, --overwrite-unmarked",
         refused("features", "--repeat", "2"));
   }
+
+  @Test
+  void aScaleThatGivesNoRowsIsRefusedNamingTheSmallestThatDoes() {
+    assertEquals("0.0000007", JobArgs.smallestScale());
+    assertEquals(1, TpchGenerate.orderCount(7e-7, 1));
+    assertEquals(0, TpchGenerate.orderCount(6e-7, 1));
+    assertEquals(
+        "--scale 1e-7 gives tables of 0 rows; the smallest scale that gives rows is 0.0000007"
+            + " (SF 0.01 gives 15000 orders)",
+        refused("generate", "--scale", "1e-7"));
+    assertEquals(7e-7, JobArgs.parse("generate", "--scale", "0.0000007").scale());
+  }
 }

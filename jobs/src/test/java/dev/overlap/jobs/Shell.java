@@ -37,6 +37,32 @@ final class Shell {
     return new Result(p.exitValue(), out);
   }
 
+  /**
+   * Checks a run's exit code, that it printed exactly one error line ({@code overlap: ...} or
+   * {@code spark-submit.sh: ...}, warnings aside) holding each of {@code parts}, and that no stack
+   * trace reached the terminal; returns that line.
+   */
+  static String oneLine(Result r, int exit, String... parts) {
+    String out = r.output();
+    org.junit.jupiter.api.Assertions.assertEquals(exit, r.exitCode(), out);
+    List<String> errors = new java.util.ArrayList<>();
+    // A terminal shows what follows a carriage return over what preceded it (a progress bar).
+    for (String l : out.split("[\r\n]")) {
+      if ((l.startsWith("overlap: ") && !l.startsWith("overlap: warning: "))
+          || l.startsWith("spark-submit.sh: ")) {
+        errors.add(l);
+      }
+    }
+    org.junit.jupiter.api.Assertions.assertEquals(1, errors.size(), "one error line:\n" + out);
+    for (String part : parts) {
+      org.junit.jupiter.api.Assertions.assertTrue(
+          errors.get(0).contains(part), "expected '" + part + "' in:\n" + out);
+    }
+    org.junit.jupiter.api.Assertions.assertFalse(out.contains("\tat "), "a stack trace:\n" + out);
+    org.junit.jupiter.api.Assertions.assertFalse(out.contains("Exception in thread"), out);
+    return errors.get(0);
+  }
+
   static Result submit(Path dir, String... args) throws IOException, InterruptedException {
     List<String> cmd = new java.util.ArrayList<>();
     cmd.add(ROOT.resolve("spark-submit.sh").toString());

@@ -128,4 +128,81 @@ class SparkSubmitScriptIT {
     assertEquals(2, r.exitCode());
     assertTrue(r.output().contains("Maven (mvn) is not installed"), r.output());
   }
+
+  @Test
+  void aDriverMemoryBelowSparksMinimumOrAboveTheMachinesIsOneLine() throws Exception {
+    Shell.oneLine(
+        Shell.submit(tmp, "etl", "--driver-memory", "64m"),
+        2,
+        "spark-submit.sh: --driver-memory 64m is below the 450m Spark needs");
+    Shell.oneLine(
+        Shell.submit(tmp, "etl", "--driver-memory", "512"),
+        2,
+        "--driver-memory 512 is below",
+        "did you mean 512m?");
+    Shell.oneLine(
+        Shell.submit(tmp, "etl", "--executor-memory", "100m"),
+        2,
+        "--executor-memory 100m is below the 450m");
+    Shell.oneLine(
+        Shell.submit(tmp, "etl", "--driver-memory", "999999g"),
+        2,
+        "--driver-memory 999999g is more than this machine's memory");
+    assertTrue(Files.notExists(tmp.resolve("out")), "nothing was started");
+  }
+
+  @Test
+  void aMasterSparkCannotUseIsOneLineNamingMaster() throws Exception {
+    Map<String, String> masters =
+        Map.of(
+            "local[0]", "--master 'local[0]' gives 0 threads",
+            "local[two]", "--master 'local[two]' is not local[N]",
+            "mesos://h:5050", "--master 'mesos://h:5050' is not a master URL Spark knows",
+            "k8s://https://h:6443", "--master k8s://https://h:6443 needs Spark's Kubernetes");
+    for (Map.Entry<String, String> m : masters.entrySet()) {
+      Shell.oneLine(Shell.submit(tmp, "etl", "--master", m.getKey()), 2, m.getValue());
+    }
+    Shell.oneLine(
+        Shell.run(
+            List.of(script(), "etl", "--master", "yarn"),
+            Map.of("HADOOP_CONF_DIR", "", "YARN_CONF_DIR", ""),
+            tmp,
+            60),
+        2,
+        "--master yarn needs the cluster's configuration: set HADOOP_CONF_DIR");
+  }
+
+  @Test
+  void aSourceEditedSinceTheBuildIsRebuilt() throws Exception {
+    // A checkout whose jars are older than one of its sources, with an mvn that records its call.
+    Path checkout = Files.createDirectories(tmp.resolve("checkout"));
+    Files.copy(Shell.ROOT.resolve("spark-submit.sh"), checkout.resolve("spark-submit.sh"));
+    Path target = Files.createDirectories(checkout.resolve("jobs/target/lib"));
+    Path jar = Files.writeString(checkout.resolve("jobs/target/overlap-jobs-0.jar"), "");
+    Files.writeString(checkout.resolve("jobs/target/spark-classpath.txt"), "");
+    Path source = Files.createDirectories(checkout.resolve("jobs/src/main/java"));
+    Files.writeString(source.resolve("Edited.java"), "class Edited {}");
+    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(1_000_000L));
+    Path bin = Files.createDirectories(tmp.resolve("bin"));
+    Path mvn = bin.resolve("mvn");
+    Files.writeString(
+        mvn, "#!/bin/sh\necho called > " + tmp.resolve("mvn-called") + "\necho '[ERROR] no'\n");
+    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Shell.Result r =
+        Shell.run(
+            List.of("/bin/bash", checkout.resolve("spark-submit.sh").toString(), "etl"),
+            Map.of("PATH", bin + ":" + System.getenv("PATH")),
+            tmp,
+            60);
+    assertTrue(
+        r.output()
+            .contains(
+                "spark-submit.sh: jobs/src/main/java/Edited.java changed since the last build:"
+                    + " rebuilding"),
+        r.output());
+    assertTrue(Files.exists(tmp.resolve("mvn-called")), "mvn was not run");
+    assertEquals(2, r.exitCode(), r.output());
+    assertTrue(r.output().contains("spark-submit.sh: the build failed"), r.output());
+    assertTrue(Files.isDirectory(target));
+  }
 }
