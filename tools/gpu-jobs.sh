@@ -21,6 +21,8 @@ out="${OUT:-gpu-out}"
 scale="${SCALE:-10}"
 data="${DATA:-/tmp/overlap-tpch}/sf${scale}"
 mkdir -p "$out" jobs/target/cudf
+# The jars come with the bundle, built from these sources; there is no Maven here to rebuild.
+export OVERLAP_PREBUILT=1
 if [[ -n "${GPU_BUNDLE_CP:-}" ]]; then
   # The bundle's jars, minus test-only ones, are the Spark classpath; cuDF is shipped on its own.
   tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '\.jar$' | grep -v -e '/cudf-' -e junit -e scalatest \
