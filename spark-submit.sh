@@ -48,10 +48,13 @@ USAGE
     features)
       cat <<'USAGE'
 usage: ./spark-submit.sh features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
-                                  [spark options]
+                                  [--save-model DIR | --model DIR] [--fit-only] [spark options]
 
   Features from any Parquet input, by column type, written to DIR (default out/features).
   --vocabulary N: strings are indexed by their N most frequent values (1 or more; default 20).
+  --save-model DIR: also save the fitted model there (an existing model: with --overwrite).
+  --model DIR: apply a saved model instead of fitting one (same means, vocabularies, columns).
+  --fit-only: with --save-model, fit and save the model and write no features.
 USAGE
       ;;
     *)
@@ -63,6 +66,7 @@ jobs:
   etl      [--input PATH] [--output DIR] [--overwrite] TPC-H Q1 and Q6 over lineitem
            [--engine overlap|spark-sql] [--repeat N]  (Overlap's kernels or Spark SQL's own)
   features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
+           [--save-model DIR | --model DIR] [--fit-only]    (fit a model, or apply a saved one)
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.
   Without --output, results go to ./out/<job> (generate: ./data/tpch-sf<SF>), replaced on each run.

@@ -136,7 +136,9 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     }
     int vocab = (Integer) $(vocabularySize);
     List<String> onSpark = new ArrayList<>();
-    boolean kernels = FirstPass.kernelFirstPass(all.sparkSession());
+    boolean kernels =
+        FirstPass.kernelFirstPass(
+            all.sparkSession(), new FeaturePlan(in.schema(), vocab).columns.size());
     FeaturePlan plan =
         kernels
             ? FirstPass.kernels(in, vocab, partials, counts, onSpark)
@@ -147,9 +149,25 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     plan.inputNames.clear();
     plan.inputNames.addAll(List.of(all.columns()));
     plan.fittedAt = System.currentTimeMillis();
+    plan.fittedOn = source(all);
     FeatureEncoderModel model = new FeatureEncoderModel(uid, plan);
     copyValues(model, extractParamMap());
     return model.setParent(this);
+  }
+
+  /** The folder of the dataset's files (one, else the first and a count), or "a dataset". */
+  private static String source(Dataset<Row> data) {
+    String[] files = data.inputFiles();
+    if (files.length == 0) {
+      return "a dataset not read from files";
+    }
+    java.util.Set<String> folders = new java.util.TreeSet<>();
+    for (String f : files) {
+      folders.add(new org.apache.hadoop.fs.Path(f).getParent().toString());
+    }
+    return folders.size() == 1
+        ? folders.iterator().next()
+        : folders.iterator().next() + " and " + (folders.size() - 1) + " more folders";
   }
 
   /**

@@ -121,6 +121,11 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
     return plan.columns.stream().filter(c -> c.nonFinite > 0).map(c -> c.name).toList();
   }
 
+  /** What the model was fitted on: the folder of the input's files. */
+  public String fittedOn() {
+    return plan.fittedOn;
+  }
+
   /** A numeric column's fitted mean (over its present values). */
   public double mean(String column) {
     return column(column).mean;

@@ -124,6 +124,9 @@ final class FeaturePlan implements Serializable {
   /** When the first pass ran, in milliseconds since 1970-01-01 UTC. */
   long fittedAt;
 
+  /** What the model was fitted on: the folder of the input's files, or a word for a dataset. */
+  String fittedOn = "";
+
   /** Whether the first pass ran as kernels ({@link FirstPass}), not on Spark alone. */
   boolean kernels;
 

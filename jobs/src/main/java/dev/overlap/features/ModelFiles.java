@@ -126,6 +126,7 @@ final class ModelFiles {
       if (plan != null) {
         model.put("rows", plan.rows);
         model.put("fittedAt", plan.fittedAt);
+        model.put("fittedOn", plan.fittedOn);
         model.put("vocabularySize", plan.vocabularySize);
         strings(model.putArray("inputNames"), plan.inputNames);
         strings(model.putArray("unsupported"), plan.unsupported);
@@ -244,6 +245,7 @@ final class ModelFiles {
       FeaturePlan plan = new FeaturePlan(model.path("vocabularySize").asInt());
       plan.rows = model.path("rows").asLong();
       plan.fittedAt = model.path("fittedAt").asLong();
+      plan.fittedOn = model.path("fittedOn").asText();
       model.path("inputNames").forEach(n -> plan.inputNames.add(n.asText()));
       model.path("unsupported").forEach(n -> plan.unsupported.add(n.asText()));
       model.path("vocabulariesFromSpark").forEach(n -> plan.vocabulariesFromSpark.add(n.asText()));

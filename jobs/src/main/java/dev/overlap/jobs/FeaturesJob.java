@@ -33,7 +33,75 @@ public final class FeaturesJob {
    */
   public static long run(
       SparkSession spark, String input, String output, int vocab, JobSummary summary) {
+    return run(spark, input, output, vocab, ModelOptions.NONE, summary);
+  }
+
+  /** {@link #run}, with a saved model applied instead of a fit, or the fitted model saved. */
+  static long run(
+      SparkSession spark,
+      String input,
+      String output,
+      int vocab,
+      ModelOptions options,
+      JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
+    Dataset<Row> in = read(spark, input);
+    FeatureEncoderModel model = model(spark, in, vocab, options, summary);
+    try {
+      return features(spark, in, output, model, options, summary, report);
+    } catch (FeatureInputException e) { // a saved model's columns the input lacks, say
+      throw new UsageException(e.getMessage(), e);
+    }
+  }
+
+  private static long features(
+      SparkSession spark,
+      Dataset<Row> in,
+      String output,
+      FeatureEncoderModel model,
+      ModelOptions options,
+      JobSummary summary,
+      PipelineReport report) {
+    long start = System.nanoTime();
+    if (model.passesThrough(in).isEmpty()) {
+      // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
+      // CPU implementation and Spark's writer on an executor without one.
+      Written w = model.writeParquet(in, ParquetOutput.to(output), report);
+      summary.phase(
+          "features",
+          System.nanoTime() - start,
+          "second pass and write: the features kernel, "
+              + (w.gpuTasks() > 0
+                  ? "its output encoded as Parquet on the GPU, only the file bytes copied back"
+                  : "its CPU implementation, Parquet written by Spark")
+              + String.format(Locale.ROOT, " (%d files, %.1f MB)", w.files(), w.bytes() / 1e6));
+      summary.add("features", report);
+      summary.rowsIn(report.rowsIn()); // the second pass reads every row once
+      save(model, options, summary);
+      return w.rows();
+    }
+    Dataset<Row> out = model.transformWithReport(in, report);
+    out.write().mode("overwrite").parquet(output);
+    summary.phase(
+        "features",
+        System.nanoTime() - start,
+        "second pass and write: the features kernel, its results back as rows and joined with the"
+            + " columns passed through, Parquet written by Spark");
+    summary.add("features", report);
+    summary.rowsIn(report.rowsIn()); // the second pass reads every row once
+    save(model, options, summary);
+    return spark.read().parquet(output).count();
+  }
+
+  /** Fits a model and saves it, writing no features; returns the rows it was fitted on. */
+  static long fitOnly(
+      SparkSession spark, String input, int vocab, ModelOptions options, JobSummary summary) {
+    FeatureEncoderModel model = model(spark, read(spark, input), vocab, options, summary);
+    save(model, options, summary);
+    return model.fittedRows();
+  }
+
+  private static Dataset<Row> read(SparkSession spark, String input) {
     Dataset<Row> in;
     try {
       in = spark.read().parquet(input);
@@ -51,6 +119,25 @@ public final class FeaturesJob {
               + ", and Spark resolves names ignoring case: rename one, or pass"
               + " --conf spark.sql.caseSensitive=true",
           e);
+    }
+    return in;
+  }
+
+  /** The saved model {@code --model} names, or one fitted on {@code in}; said in the summary. */
+  private static FeatureEncoderModel model(
+      SparkSession spark, Dataset<Row> in, int vocab, ModelOptions options, JobSummary summary) {
+    if (options.load() != null) {
+      long start = System.nanoTime();
+      FeatureEncoderModel model;
+      try {
+        model = FeatureEncoderModel.load(options.load());
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--model '" + options.load() + "': " + e.getMessage(), e);
+      }
+      summary.phase("load model", System.nanoTime() - start, "loaded from " + options.load());
+      summary.note("model", fitted(model));
+      describe(model, summary);
+      return model;
     }
     long start = System.nanoTime();
     PipelineReport first = PipelineReport.create(spark);
@@ -82,6 +169,11 @@ public final class FeaturesJob {
               + String.join(", ", model.nonFiniteColumns())
               + " treated as missing");
     }
+    describe(model, summary);
+    return model;
+  }
+
+  private static void describe(FeatureEncoderModel model, JobSummary summary) {
     int made = 0;
     for (String c : model.encodedColumns()) {
       List<String> features = model.features(c);
@@ -94,32 +186,30 @@ public final class FeaturesJob {
             + " columns into "
             + made
             + " features (the run's log lists them per column)");
-    start = System.nanoTime();
-    if (model.passesThrough(in).isEmpty()) {
-      // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
-      // CPU implementation and Spark's writer on an executor without one.
-      Written w = model.writeParquet(in, ParquetOutput.to(output), report);
-      summary.phase(
-          "features",
-          System.nanoTime() - start,
-          "second pass and write: the features kernel, "
-              + (w.gpuTasks() > 0
-                  ? "its output encoded as Parquet on the GPU, only the file bytes copied back"
-                  : "its CPU implementation, Parquet written by Spark")
-              + String.format(Locale.ROOT, " (%d files, %.1f MB)", w.files(), w.bytes() / 1e6));
-      summary.add("features", report);
-      summary.rowsIn(report.rowsIn()); // the second pass reads every row once
-      return w.rows();
+  }
+
+  private static String fitted(FeatureEncoderModel model) {
+    return "fitted on "
+        + model.fittedOn()
+        + ", "
+        + String.format(Locale.ROOT, "%,d", model.fittedRows())
+        + " rows, at "
+        + java.time.Instant.ofEpochMilli(model.fittedAt())
+            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+  }
+
+  /** Saves the fitted model where {@code --save-model} says, replacing only a model (checked). */
+  private static void save(FeatureEncoderModel model, ModelOptions options, JobSummary summary) {
+    if (options.save() == null) {
+      return;
     }
-    Dataset<Row> out = model.transformWithReport(in, report);
-    out.write().mode("overwrite").parquet(output);
-    summary.phase(
-        "features",
-        System.nanoTime() - start,
-        "second pass and write: the features kernel, its results back as rows and joined with the"
-            + " columns passed through, Parquet written by Spark");
-    summary.add("features", report);
-    summary.rowsIn(report.rowsIn()); // the second pass reads every row once
-    return spark.read().parquet(output).count();
+    long start = System.nanoTime();
+    try {
+      (options.overwrite() ? model.write().overwrite() : model.write()).save(options.save());
+    } catch (java.io.IOException e) {
+      throw new UsageException("--save-model '" + options.save() + "': " + e.getMessage(), e);
+    }
+    summary.phase("save model", System.nanoTime() - start, "to " + options.save());
+    summary.note("model", fitted(model));
   }
 }

@@ -21,7 +21,11 @@ final class JobArgs {
       Map.of(
           "generate", List.of("--scale", "--output"),
           "etl", List.of("--input", "--output", "--engine", "--repeat"),
-          "features", List.of("--input", "--output", "--vocabulary"));
+          "features", List.of("--input", "--output", "--vocabulary", "--model", "--save-model"));
+
+  /** Flags of one job only. */
+  private static final Map<String, List<String>> JOB_FLAGS =
+      Map.of("generate", List.of(), "etl", List.of(), "features", List.of("--fit-only"));
 
   /** Flags every job takes. */
   static final String OVERWRITE = "--overwrite";
@@ -58,7 +62,7 @@ final class JobArgs {
     Map<String, String> opts = new LinkedHashMap<>();
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
-      boolean flag = FLAGS.contains(a);
+      boolean flag = FLAGS.contains(a) || JOB_FLAGS.get(job).contains(a);
       if (!flag && !values.contains(a)) {
         throw new UsageException(unknown(job, a));
       }
@@ -98,6 +102,7 @@ final class JobArgs {
     if (opts.containsKey("--repeat")) {
       parsed.repeat();
     }
+    parsed.checkModelOptions();
     return parsed;
   }
 
@@ -122,8 +127,30 @@ final class JobArgs {
 
   static List<String> takes(String job) {
     List<String> all = new ArrayList<>(VALUES.get(job));
+    all.addAll(JOB_FLAGS.get(job));
     all.addAll(FLAGS);
     return all;
+  }
+
+  /** features' model options: which go together, refused before any work otherwise. */
+  private void checkModelOptions() {
+    if (has("--fit-only") && !has("--save-model")) {
+      throw new UsageException(
+          "--fit-only fits a model and writes no features: give --save-model DIR for the model");
+    }
+    if (has("--fit-only") && has("--output")) {
+      throw new UsageException("--fit-only writes no features: drop --output, or drop --fit-only");
+    }
+    if (has("--model") && (has("--save-model") || has("--fit-only"))) {
+      throw new UsageException(
+          "--model applies a saved model and fits none: drop --save-model and --fit-only, or"
+              + " drop --model to fit one");
+    }
+    if (has("--model") && has("--vocabulary")) {
+      throw new UsageException(
+          "--model applies a saved model, whose vocabularies were fixed when it was fitted: drop"
+              + " --vocabulary");
+    }
   }
 
   private static String example(String option) {
@@ -138,6 +165,9 @@ final class JobArgs {
         return ", e.g. --engine spark-sql";
       case "--repeat":
         return ", e.g. --repeat 3";
+      case "--model":
+      case "--save-model":
+        return ", e.g. " + option + " models/features";
       default:
         return ", e.g. --output out/result";
     }

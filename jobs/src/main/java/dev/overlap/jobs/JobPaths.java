@@ -131,17 +131,23 @@ final class JobPaths {
    * above one of them.
    */
   void checkOutputPlace(String output, List<Path> inputs) {
+    checkOutputPlace("--output", output, inputs);
+  }
+
+  /** The same checks for a folder another option names ({@code --save-model}). */
+  void checkOutputPlace(String option, String output, List<Path> inputs) {
     Path out = qualified(output);
     if (out.getParent() == null) {
       throw new UsageException(
-          "--output '" + output + "' is the root folder; choose a folder of its own");
+          option + " '" + output + "' is the root folder; choose a folder of its own");
     }
     if (PathRelations.isLocal(out)) {
       java.nio.file.Path o = PathRelations.real(PathRelations.local(out));
       for (Protected p : protectedFolders) {
         if (p.path.startsWith(o)) {
           throw new UsageException(
-              "--output '"
+              option
+                  + " '"
                   + output
                   + "' "
                   + (p.path.equals(o) ? "is " : "holds ")
@@ -156,7 +162,8 @@ final class JobPaths {
       Path inQ = qualified(in.toString());
       if (PathRelations.sameOrInside(out, inQ)) {
         throw new UsageException(
-            "--output '"
+            option
+                + " '"
                 + output
                 + "' "
                 + (PathRelations.same(out, inQ) ? "is" : "is inside")
@@ -166,7 +173,8 @@ final class JobPaths {
       }
       if (PathRelations.sameOrInside(inQ, out)) {
         throw new UsageException(
-            "--output '"
+            option
+                + " '"
                 + output
                 + "' holds the input '"
                 + in

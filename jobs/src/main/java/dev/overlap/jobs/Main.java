@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * etl      [--input DIR] [--output DIR] [--overwrite] [--engine overlap|spark-sql]
  *                                                         TPC-H Q1 and Q6 over lineitem
  * features [--input DIR] [--output DIR] [--overwrite] [--vocabulary N]
+ *          [--save-model DIR | --model DIR] [--fit-only]
+ *                                                         features of any Parquet, by column type
  * </pre>
  *
  * Without {@code --input}, etl and features run on an embedded default: TPC-H at scale factor 0.01,
@@ -112,7 +114,9 @@ public final class Main {
     Configuration hadoop = SparkHadoopUtil.get().newConfiguration(sparkConf);
     JobPaths paths =
         new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
-    String output = PreFlight.output(a, paths);
+    boolean fitOnly = a.has("--fit-only");
+    String output = fitOnly ? null : PreFlight.output(a, paths);
+    ModelOptions model = ModelOptions.check(a, paths);
     InputFooters footers = PreFlight.inputFooters(a, paths);
     context = new ErrorLines.Context(output, footers);
     if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
@@ -139,6 +143,13 @@ public final class Main {
           "start",
           startNanos,
           "Spark session and executor start, GPU set up; before the wall time below");
+      if (fitOnly) {
+        long rows = FeaturesJob.fitOnly(spark, input, vocabulary, model, summary);
+        System.out.println("overlap: features saved its model to " + model.save());
+        System.out.print(
+            summary.render(rows, Math.max(1, spark.sparkContext().defaultParallelism())));
+        return 0;
+      }
       FileSystem fs = paths.fs(output);
       long rowsOut;
       try (StagedOutput staged = StagedOutput.begin(fs, paths.qualified(output), a.job)) {
@@ -152,7 +163,7 @@ public final class Main {
             rowsOut = EtlJob.run(spark, input, to, a.engine(), a.repeat(), summary);
             break;
           case "features":
-            rowsOut = FeaturesJob.run(spark, input, to, vocabulary, summary);
+            rowsOut = FeaturesJob.run(spark, input, to, vocabulary, model, summary);
             break;
           default:
             throw new AssertionError(a.job);

@@ -51,7 +51,8 @@ class JobArgsTest {
   void engineIsEtlsOnly() {
     assertEquals(
         "--engine is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --overwrite, --overwrite-unmarked",
+            + " --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
+            + " --overwrite-unmarked",
         refused("features", "--engine", "spark-sql"));
     assertEquals(
         "--engine is not an option of generate (it is one of etl); generate takes --scale,"
@@ -78,7 +79,8 @@ class JobArgsTest {
     assertEquals("--repeat needs a value, e.g. --repeat 3", refused("etl", "--repeat"));
     assertEquals(
         "--repeat is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --overwrite, --overwrite-unmarked",
+            + " --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
+            + " --overwrite-unmarked",
         refused("features", "--repeat", "2"));
   }
 
