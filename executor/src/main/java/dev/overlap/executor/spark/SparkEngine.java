@@ -61,6 +61,7 @@ public final class SparkEngine implements Engine {
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     // Keys that are not startup-only are taken from the session, so a job can set them.
     Function<String, String> sparkConf = sparkConf(ds);
+    PluginCheck.check(sparkConf, kernel.name(), writer);
     Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     OverlapConf job = OverlapConf.fromMap(settings);
@@ -142,6 +143,7 @@ public final class SparkEngine implements Engine {
     OverlapConf.checkKnownKeys(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     Function<String, String> sparkConf = sparkConf(ds);
+    PluginCheck.check(sparkConf, kernel.name(), writer);
     Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     ParquetWrite write = ParquetWrite.begin(ds.sparkSession(), output, out);
