@@ -40,14 +40,7 @@ public final class SparkEngine implements Engine {
 
   @Override
   public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
-    JobReport writer = null;
-    if (report != null) {
-      if (!(report instanceof JobReport r)) {
-        throw new IllegalArgumentException(
-            "a report must come from PipelineReport.create, not " + report.getClass().getName());
-      }
-      writer = r;
-    }
+    JobReport writer = report == null ? null : jobReport(report);
     long start = System.nanoTime();
     StructType in = input.schema();
     ColumnType.forSchema(in, "input of " + kernel.name());
