@@ -114,10 +114,17 @@ public final class JobSummary {
       gpuTasks += r.gpuTasks();
       cpuTasks += r.cpuTasks();
     }
+    // A step applied in a session without the plugin: what to set to load it.
+    java.util.Optional<String> noPlugin =
+        reports.values().stream().flatMap(r -> r.pluginNotLoaded().stream()).findFirst();
     String path =
         gpuTasks > 0 && cpuTasks == 0
             ? "GPU"
-            : gpuTasks == 0 ? "CPU (" + GpuStatus.current().reason() + ")" : "mixed GPU and CPU";
+            : gpuTasks > 0
+                ? "mixed GPU and CPU"
+                : noPlugin
+                    .map(set -> "CPU path: plugin not loaded (set " + set + ")")
+                    .orElse("CPU (" + GpuStatus.current().reason() + ")");
     sb.append("==== overlap ").append(job).append(" ====\n");
     if (in >= 0) {
       sb.append(String.format(Locale.ROOT, "rows in        %,d%n", in));

@@ -15,6 +15,8 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Real runs of etl and generate stopped with SIGINT, SIGTERM and SIGKILL while the result is being
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * next run, which puts right what a killed one left) the output holds exactly the earlier result,
  * byte for byte, or exactly the complete new one; nothing else is left beside it.
  */
+@Execution(ExecutionMode.CONCURRENT) // each test in its own folders: two at once (jobs/pom.xml)
 class InterruptedRunsIT {
   @TempDir static Path tmp;
   static Path lineitem;
@@ -134,6 +137,7 @@ class InterruptedRunsIT {
     cmd.addAll(args);
     Path log = dir.resolve("run.log.txt");
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    Shell.forTests(pb.environment());
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().remove("SPARK_HOME");
     if (point != Point.BUILDING) {

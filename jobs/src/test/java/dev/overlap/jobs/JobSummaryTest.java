@@ -121,6 +121,43 @@ class JobSummaryTest {
   }
 
   @Test
+  void aSessionWithoutThePluginIsNamedOnThePathLine() {
+    JobSummary summary = new JobSummary("etl");
+    summary.add(
+        "Q1",
+        report(
+            java.util.Map.of(
+                "pluginNotLoaded",
+                    java.util.Optional.of("spark.plugins=dev.overlap.executor.OverlapPlugin"),
+                "cpuTasks", 3L,
+                "rowsIn", 600L,
+                "rowsOut", 4L,
+                "cpuKernelNanos", 1_500_000_000L)));
+    String text = summary.render(4, 2);
+    assertTrue(
+        text.contains(
+            "path           CPU path: plugin not loaded (set"
+                + " spark.plugins=dev.overlap.executor.OverlapPlugin)\n"),
+        text);
+    // What ran: the CPU tasks and their time, no GPU figures.
+    assertTrue(
+        text.contains(
+            "Q1             3 tasks on the CPU, 600 rows in, 4 out; busy: CPU kernel 1.50 s"
+                + " (summed over 2 task threads, reading its input included)\n"),
+        text);
+    assertTrue(!text.contains("batches,") && !text.contains("copy back"), text);
+  }
+
+  @Test
+  void aSessionWithThePluginIsNotCalledOneWithout() {
+    JobSummary summary = new JobSummary("etl");
+    summary.add("Q1", report(java.util.Map.of("cpuTasks", 3L)));
+    String text = summary.render(4, 2);
+    assertTrue(text.contains("path           CPU ("), text);
+    assertTrue(!text.contains("plugin not loaded"), text);
+  }
+
+  @Test
   void theInputLineSaysWhichPathRanWithTheParquetFiguresAndWhyNot() {
     PipelineReport r =
         report(

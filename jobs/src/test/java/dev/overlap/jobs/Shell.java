@@ -21,6 +21,7 @@ final class Shell {
       throws IOException, InterruptedException {
     Path log = Files.createTempFile("overlap-cmd", ".log");
     ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+    forTests(pb.environment());
     pb.environment().putAll(env);
     pb.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().remove("SPARK_HOME");
@@ -61,6 +62,19 @@ final class Shell {
     org.junit.jupiter.api.Assertions.assertFalse(out.contains("\tat "), "a stack trace:\n" + out);
     org.junit.jupiter.api.Assertions.assertFalse(out.contains("Exception in thread"), out);
     return errors.get(0);
+  }
+
+  /**
+   * The JVM options the build gives the Java processes that tests start (property
+   * overlap.test.javaOptions, set in jobs/pom.xml: a JIT that starts quickly, for the many short
+   * runs), through the launcher's JDK_JAVA_OPTIONS, which also prints one "NOTE: Picked up" line.
+   * They change how fast a run starts, not what it does.
+   */
+  static void forTests(Map<String, String> env) {
+    String opts = System.getProperty("overlap.test.javaOptions", "").strip();
+    if (!opts.isEmpty()) {
+      env.putIfAbsent("JDK_JAVA_OPTIONS", opts);
+    }
   }
 
   static Result submit(Path dir, String... args) throws IOException, InterruptedException {

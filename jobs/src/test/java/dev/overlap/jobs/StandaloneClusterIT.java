@@ -157,6 +157,7 @@ class StandaloneClusterIT {
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     Map<String, String> env = pb.environment();
+    Shell.forTests(env);
     env.put("SPARK_HOME", sparkHome.toString());
     env.put("SPARK_SCALA_VERSION", "2.13");
     env.put("SPARK_LOCAL_IP", "127.0.0.1");

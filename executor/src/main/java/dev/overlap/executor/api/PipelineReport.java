@@ -69,6 +69,13 @@ public interface PipelineReport extends Serializable {
    */
   Optional<String> rapidsNotTaken();
 
+  /**
+   * Empty when the session runs the Overlap plugin. When a kernel this report records was applied
+   * in a session whose {@code spark.plugins} does not list it, no executor set up a GPU pipeline
+   * and its tasks ran on the CPU path: then the setting that loads the plugin.
+   */
+  Optional<String> pluginNotLoaded();
+
   /** Summed time the task threads waited for a free pinned staging buffer. */
   long stagingWaitNanos();
 
@@ -87,7 +94,10 @@ public interface PipelineReport extends Serializable {
     return busyNanos(s) / 1e9 / (s == PipelineStage.PACK ? Math.max(1, packingThreads) : 1);
   }
 
-  /** The busiest stage, packing counted per thread (see {@link #stageSummary}). */
+  /**
+   * The busiest stage of the GPU pipeline, packing counted per thread (see {@link #stageSummary});
+   * only GPU tasks have stages, so it says nothing when {@link #gpuTasks} is 0.
+   */
   default PipelineStage bottleneck(int packingThreads) {
     PipelineStage worst = PipelineStage.PACK;
     for (PipelineStage s : PipelineStage.values()) {
@@ -114,9 +124,34 @@ public interface PipelineReport extends Serializable {
    * once; its busy time is divided by {@code packingThreads}. The upload stage's busy time is the
    * time its thread spent issuing copies and waiting for the copy before (see the upload stage in
    * docs/architecture.md): close to the copy engine's busy time when uploads queue up, less when
-   * they do not.
+   * they do not. Tasks that ran the kernel's CPU implementation get their own line, their kernel
+   * time divided by {@code packingThreads} as well; when every task did (no GPU stage ran), the
+   * summary says so and gives their figures instead of the stages, naming the setting when the
+   * plugin was not loaded ({@link #pluginNotLoaded}).
    */
   default String stageSummary(long wallNanos, int packingThreads) {
+    int threads = Math.max(1, packingThreads);
+    double wall = wallNanos / 1e9;
+    if (gpuTasks() == 0) {
+      StringBuilder sb = new StringBuilder();
+      if (cpuTasks() == 0) {
+        sb.append("  no task has reported: run an action on the Dataset first\n");
+      } else {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "  path            CPU: %d %s ran the kernel's CPU implementation, none the GPU"
+                    + " pipeline%s%n",
+                cpuTasks(),
+                cpuTasks() == 1 ? "task" : "tasks",
+                pluginNotLoaded().map(set -> " (plugin not loaded: set " + set + ")").orElse("")));
+        sb.append(cpuLine(threads));
+        sb.append(
+            String.format(Locale.ROOT, "  rows            %,d in, %,d out%n", rowsIn(), rowsOut()));
+      }
+      sb.append(String.format(Locale.ROOT, "  wall            %8.3f s%n", wall));
+      return sb.toString();
+    }
     StringBuilder sb = new StringBuilder();
     for (PipelineStage s : PipelineStage.values()) {
       sb.append(
@@ -125,7 +160,6 @@ public interface PipelineReport extends Serializable {
     }
     PipelineStage bottleneck = bottleneck(packingThreads);
     double worst = stageSeconds(bottleneck, packingThreads);
-    int threads = Math.max(1, packingThreads);
     sb.append(
         String.format(
             Locale.ROOT,
@@ -133,7 +167,9 @@ public interface PipelineReport extends Serializable {
                 + " (each per thread)%n",
             stagingWaitNanos() / 1e9 / threads,
             resultWaitNanos() / 1e9 / threads));
-    double wall = wallNanos / 1e9;
+    if (cpuTasks() > 0) {
+      sb.append(cpuLine(threads));
+    }
     sb.append(
         String.format(
             Locale.ROOT,
@@ -144,5 +180,17 @@ public interface PipelineReport extends Serializable {
             bottleneck.label(),
             bytesCopied() / 1e9));
     return sb.toString();
+  }
+
+  /** The CPU tasks' line of {@link #stageSummary}. */
+  private String cpuLine(int threads) {
+    return String.format(
+        Locale.ROOT,
+        "  CPU kernel      %8.3f s busy (%d %s, %.3f s summed over them, reading their input"
+            + " included)%n",
+        cpuKernelNanos() / 1e9 / threads,
+        cpuTasks(),
+        cpuTasks() == 1 ? "task" : "tasks",
+        cpuKernelNanos() / 1e9);
   }
 }

@@ -94,6 +94,18 @@ public final class JobReport implements PipelineReport {
     return java.util.Optional.ofNullable(rapidsNotTaken);
   }
 
+  private volatile String pluginNotLoaded;
+
+  /** On the driver: a kernel was applied in a session without the plugin ({@link PluginCheck}). */
+  void markPluginNotLoaded() {
+    pluginNotLoaded = PluginCheck.SETTING;
+  }
+
+  @Override
+  public java.util.Optional<String> pluginNotLoaded() {
+    return java.util.Optional.ofNullable(pluginNotLoaded);
+  }
+
   public void addFallback(String reason) {
     fallbacks.add(reason);
   }

@@ -40,14 +40,7 @@ public final class SparkEngine implements Engine {
 
   @Override
   public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
-    JobReport writer = null;
-    if (report != null) {
-      if (!(report instanceof JobReport r)) {
-        throw new IllegalArgumentException(
-            "a report must come from PipelineReport.create, not " + report.getClass().getName());
-      }
-      writer = r;
-    }
+    JobReport writer = report == null ? null : jobReport(report);
     long start = System.nanoTime();
     StructType in = input.schema();
     ColumnType.forSchema(in, "input of " + kernel.name());
@@ -61,6 +54,7 @@ public final class SparkEngine implements Engine {
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     // Keys that are not startup-only are taken from the session, so a job can set them.
     Function<String, String> sparkConf = sparkConf(ds);
+    PluginCheck.check(sparkConf, kernel.name(), writer);
     Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     OverlapConf job = OverlapConf.fromMap(settings);
@@ -142,6 +136,7 @@ public final class SparkEngine implements Engine {
     OverlapConf.checkKnownKeys(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     Function<String, String> sparkConf = sparkConf(ds);
+    PluginCheck.check(sparkConf, kernel.name(), writer);
     Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
     PartitionRunner runner = new PartitionRunner(kernel, in, out, writer, settings);
     ParquetWrite write = ParquetWrite.begin(ds.sparkSession(), output, out);

@@ -54,6 +54,20 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
     assert(report.cpuTasks == 4 && report.gpuTasks == 0)
     assert(report.rowsIn == 3000 && report.rowsOut == 3000)
+    // The plugin is loaded (the executor found no GPU): the summary gives the CPU tasks' figures.
+    assert(report.pluginNotLoaded.isEmpty)
+    val summary = report.stageSummary((2 * 1e9).toLong, 4)
+    assert(summary.contains("CPU: 4 tasks ran the kernel's CPU implementation"), summary)
+    assert(summary.contains("rows            3,000 in, 3,000 out"), summary)
+    assert(!summary.contains("plugin not loaded"), summary)
+    assert(!summary.contains("bottleneck"), summary)
+    val cpuBusy = "(?m)^  CPU kernel +(\\d+\\.\\d{3}) s busy \\(4 tasks, (\\d+\\.\\d{3}) s summed".r
+    val m = cpuBusy.findFirstMatchIn(summary).getOrElse(fail(summary))
+    val summed = report.cpuKernelNanos / 1e9
+    // Per task thread: the summed time over the 4 task threads given.
+    assert(math.abs(m.group(2).toDouble - summed) <= 0.0005 + 1e-9, summary)
+    assert(math.abs(m.group(1).toDouble - summed / 4) <= 0.0005 + 1e-9, summary)
+    assert(report.cpuKernelNanos > 0, summary)
   }
 
   test("a Parquet scan is read as columnar batches and gives the same results") {
@@ -117,6 +131,11 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(summary.contains("bottleneck: compute"), summary)
     assert(summary.contains("1.000 s waiting for a staging buffer, 0.500 s for GPU results"), summary)
     assert(report.stagingWaitNanos == (4 * 1e9).toLong && report.resultWaitNanos == (2 * 1e9).toLong)
+    // A CPU task beside them gets its own line; the stages and the bottleneck stay.
+    report.asInstanceOf[JobReport].addCpuTask(5, 5, (2 * 1e9).toLong)
+    val mixed = report.stageSummary(wall, 4)
+    assert(mixed.contains("  CPU kernel         0.500 s busy (1 task, 2.000 s summed over them"), mixed)
+    assert(mixed.contains("bottleneck: compute"), mixed)
   }
 
   test("a bad per-job value fails the map call, naming the key") {
