@@ -69,8 +69,8 @@ final class ModelFiles {
     @Override
     public void save(String path) throws IOException {
       SparkSession spark = sparkSession();
-      Path target = new Path(path);
-      FileSystem fs = target.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      FileSystem fs = new Path(path).getFileSystem(spark.sparkContext().hadoopConfiguration());
+      Path target = fs.makeQualified(new Path(path));
       boolean exists = fs.exists(target);
       if (exists && !shouldOverwrite()) {
         throw new IOException(
