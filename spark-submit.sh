@@ -3,7 +3,8 @@
 #
 #   ./spark-submit.sh <job> [job options] [--master URL] [--conf key=value ...]
 #
-# Jobs: generate, etl, features (./spark-submit.sh --help for their options).
+# Jobs: generate, etl, features (./spark-submit.sh --help for their options); run --class MAIN
+# APP.jar [args] runs your own application with the plugin.
 # With SPARK_HOME set, submits through $SPARK_HOME/bin/spark-submit; without it, through the
 # Spark jars Maven resolved, on master local[*] unless --master says otherwise. Builds the project
 # first when its jars are missing. OVERLAP_RAPIDS_JAR=/path/rapids-4-spark_2.13-26.08.1-cuda13.jar
@@ -57,6 +58,16 @@ usage: ./spark-submit.sh features [--input PATH] [--output DIR] [--overwrite] [-
   --fit-only: with --save-model, fit and save the model and write no features.
 USAGE
       ;;
+    run)
+      cat <<'USAGE'
+usage: ./spark-submit.sh run --class MAIN [--jars A.jar,B.jar] [spark options] APP.jar [app args]
+
+  Your own application with the plugin on: its jar, the plugin's and cuDF's (or
+  OVERLAP_RAPIDS_JAR) shipped, spark.plugins set, Spark's log lines in the run's log file.
+  Everything after APP.jar goes to your main method unchanged.
+  --class MAIN: the class whose main method runs.  --jars: more jars your application needs.
+USAGE
+      ;;
     *)
       cat <<'USAGE'
 usage: ./spark-submit.sh <job> [job options] [spark options]      (./spark-submit.sh <job> --help)
@@ -67,6 +78,7 @@ jobs:
            [--engine overlap|spark-sql] [--repeat N]  (Overlap's kernels or Spark SQL's own)
   features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
            [--save-model DIR | --model DIR] [--fit-only]    (fit a model, or apply a saved one)
+  run      --class MAIN [--jars JARS] APP.jar [args]   your own application, with the plugin
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.
   Without --output, results go to ./out/<job> (generate: ./data/tpch-sf<SF>), replaced on each run.
@@ -93,11 +105,12 @@ USAGE
 [[ $# -gt 0 ]] || { usage >&2; exit 2; }
 case "$1" in
   -h | --help) usage; exit 0 ;;
-  generate | etl | features) job="$1"; shift ;;
-  -*) die "the job comes first: ./spark-submit.sh <job> [options]; jobs: generate, etl, features" ;;
-  *) die "unknown job '$1'; jobs: generate, etl, features (see --help)" ;;
+  generate | etl | features | run) job="$1"; shift ;;
+  -*) die "the job comes first: ./spark-submit.sh <job> [options]; jobs: generate, etl, features, run" ;;
+  *) die "unknown job '$1'; jobs: generate, etl, features, run (see --help)" ;;
 esac
 for a in "$@"; do
+  [[ "$a" == *.jar && "$job" == run ]] && break # the application's own arguments follow
   [[ "$a" == "-h" || "$a" == "--help" ]] && { usage "$job"; exit 0; }
 done
 
@@ -171,7 +184,24 @@ check_memory() { # option, size
     fi
   fi
 }
+run_class=""
+run_jar=""
+run_jars=""
 while [[ $# -gt 0 ]]; do
+  if [[ "$job" == run ]]; then
+    case "$1" in
+      --class)
+        value_of "$1" $# "${2:-}"
+        [[ -z "$run_class" ]] || die "--class is given twice; give it once"
+        run_class="$2"; shift 2; continue ;;
+      --jars)
+        value_of "$1" $# "${2:-}"
+        [[ -z "$run_jars" ]] || die "--jars is given twice; give the jars once, separated by commas"
+        run_jars="$2"; shift 2; continue ;;
+      -*) ;;
+      *) run_jar="$1"; shift; job_args=("$@"); break ;;
+    esac
+  fi
   case "$1" in
     --master)
       value_of "$1" $# "${2:-}"
@@ -192,9 +222,24 @@ while [[ $# -gt 0 ]]; do
       [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 needs a whole number of 1 or more, got '$2'"
       spark_args+=("$1" "$2"); shift 2 ;;
     --verbose) verbose=1; shift ;;
-    *) job_args+=("$1"); shift ;;
+    *)
+      [[ "$job" != run ]] ||
+        die "run: unknown option '$1' before the application's jar; run takes --class, --jars and the spark options (see run --help)"
+      job_args+=("$1"); shift ;;
   esac
 done
+if [[ "$job" == run ]]; then
+  [[ -n "$run_jar" ]] ||
+    die "run needs your application's jar: ./spark-submit.sh run --class MAIN APP.jar [args]"
+  [[ -n "$run_class" ]] ||
+    die "run needs --class MAIN, the class whose main method runs (e.g. --class example.RevenueJob)"
+  [[ -f "$run_jar" && -r "$run_jar" ]] ||
+    die "no readable jar '$run_jar': build your application first (mvn package), then give its jar"
+  IFS=, read -r -a extra_jars <<<"$run_jars"
+  for j in ${extra_jars[@]+"${extra_jars[@]}"}; do
+    [[ -f "$j" && -r "$j" ]] || die "--jars: no readable jar '$j'"
+  done
+fi
 
 # --- --master: the forms Spark takes, checked before a JVM starts ------------------------------
 spark_jars() { # the Spark jars this run uses, one a line
@@ -316,10 +361,18 @@ else
     die "no cuDF jar in $here/jobs/target/cudf: rebuild with mvn -DskipTests package, or set OVERLAP_RAPIDS_JAR"
   ship+=("${cudf_jars[@]}")
 fi
+main_class=dev.overlap.jobs.Main
+app=("$jobs_jar" "$job")
+if [[ "$job" == run ]]; then
+  # Your jar is Spark's primary resource; the plugin's jars and yours ride with it.
+  main_class="$run_class"
+  app=("$run_jar")
+  ship+=(${extra_jars[@]+"${extra_jars[@]}"})
+fi
 jars="$(IFS=,; echo "${ship[*]}")"
 
 common=(
-  --class dev.overlap.jobs.Main
+  --class "$main_class"
   --properties-file "$here/conf/spark-defaults.conf"
   --jars "$jars"
   --conf "spark.driver.extraJavaOptions=${log_opts[*]}"
@@ -329,7 +382,7 @@ if [[ -n "${SPARK_HOME:-}" ]]; then
   [[ -x "$SPARK_HOME/bin/spark-submit" ]] || die "SPARK_HOME=$SPARK_HOME has no bin/spark-submit"
   exec "$SPARK_HOME/bin/spark-submit" --master "${master:-local[*]}" "${common[@]}" \
     ${driver_cp[@]+"${driver_cp[@]}"} ${spark_args[@]+"${spark_args[@]}"} \
-    "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
+    "${app[@]}" ${job_args[@]+"${job_args[@]}"}
 fi
 
 # No Spark installation: the same submission with the Spark jars Maven resolved.
@@ -348,4 +401,4 @@ exec "$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" \
   "${log_opts[@]}" \
   -cp "$classpath" org.apache.spark.deploy.SparkSubmit \
   --master "${master:-local[*]}" "${common[@]}" ${spark_args[@]+"${spark_args[@]}"} \
-  "$jobs_jar" "$job" ${job_args[@]+"${job_args[@]}"}
+  "${app[@]}" ${job_args[@]+"${job_args[@]}"}
