@@ -3,8 +3,6 @@ package dev.overlap.features;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -21,13 +19,8 @@ import org.apache.spark.sql.types.TimestampType;
 
 /**
  * What the features job derives from each input column, with the statistics of the first pass.
- * Shared by the GPU kernel and its CPU implementation so both compute the same function.
- *
- * <p><b>Output names.</b> A feature is named after its column with a suffix ({@code a_std}). A name
- * that equals, ignoring case (as Spark resolves names by default), the name of any input column or
- * of an earlier output column takes the first free suffix {@code _2}, {@code _3}, … instead: with
- * inputs {@code a} and {@code a_std}, the standardized {@code a} is {@code a_std_2}. Passed-through
- * columns keep their names.
+ * Shared by the GPU kernel and its CPU implementation so both compute the same function; the
+ * features' names are {@link FeatureNames}'.
  */
 final class FeaturePlan implements Serializable {
   enum Kind {
@@ -300,124 +293,22 @@ final class FeaturePlan implements Serializable {
    * features, then the row id when there is one.
    */
   StructType outputSchema() {
-    StructType s = featureSchema();
+    StructType s = FeatureNames.schema(this);
     return rowId == null ? s : s.add(rowId, DataTypes.LongType, false);
   }
 
-  /** The features, without the row id. */
+  /** The features, without the row id ({@link FeatureNames}). */
   StructType featureOutputSchema() {
-    return featureSchema();
+    return FeatureNames.schema(this);
   }
 
   /** The names of column {@code c}'s features, in output order. */
   List<String> featureNames(Column c) {
-    List<String> names = new ArrayList<>();
-    StructField[] out = featureSchema().fields();
-    List<Column> owners = owners();
-    for (int i = 0; i < out.length; i++) {
-      if (owners.get(i) == c) {
-        names.add(out[i].name());
-      }
-    }
-    return names;
+    return FeatureNames.of(this, c);
   }
 
-  /** For each feature, in output order, the column it was made of. */
-  private List<Column> owners() {
-    List<Column> owners = new ArrayList<>();
-    for (Column c : columns) {
-      for (int k = naturalFeatures(c).size(); k > 0; k--) {
-        owners.add(c);
-      }
-    }
-    return owners;
-  }
-
-  /** The features, named as the class comment says. */
-  private StructType featureSchema() {
-    List<StructField> natural = new ArrayList<>();
-    for (Column c : columns) {
-      natural.addAll(naturalFeatures(c));
-    }
-    return renamed(natural);
-  }
-
-  /** Column {@code c}'s features under their natural names, before any renaming. */
-  private static List<StructField> naturalFeatures(Column c) {
-    List<StructField> natural = new ArrayList<>();
-    switch (c.kind) {
-      case NUMERIC:
-        natural.add(field(c, "_std", DataTypes.DoubleType, false));
-        if (c.nonNegative) {
-          natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
-        }
-        break;
-      case TIMESTAMP:
-      case TIMESTAMP_NTZ:
-        natural.add(field(c, "_hour", DataTypes.IntegerType, true));
-        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
-        natural.add(field(c, "_month", DataTypes.IntegerType, true));
-        break;
-      case DATE:
-        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
-        natural.add(field(c, "_month", DataTypes.IntegerType, true));
-        break;
-      case STRING:
-        natural.add(field(c, "_idx", DataTypes.IntegerType, false));
-        break;
-      default:
-        throw new AssertionError(c.kind);
-    }
-    if (c.nullable) {
-      natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
-      natural.add(field(c, "_imputed", imputedType(c.kind), false));
-    }
-    return natural;
-  }
-
-  /** The features with names that collide taking the first free suffix. */
-  private StructType renamed(List<StructField> natural) {
-    // A renamed feature also avoids every feature's own name, so it cannot take a later one's.
-    Set<String> reserved = ignoringCase(inputNames);
-    natural.forEach(f -> reserved.add(f.name()));
-    Set<String> taken = ignoringCase(inputNames);
-    StructType s = new StructType();
-    for (StructField f : natural) {
-      String name = f.name();
-      for (int k = 2; taken.contains(name); k++) {
-        String candidate = f.name() + "_" + k;
-        if (!reserved.contains(candidate)) {
-          name = candidate;
-        }
-      }
-      taken.add(name);
-      s = s.add(name, f.dataType(), f.nullable());
-    }
-    return s;
-  }
-
-  /**
-   * A name for the row id that no input column and no feature has, ignoring case: {@link
-   * FeatureTransform#ROW_ID}, or that with the first free suffix {@code _2}, {@code _3}, …
-   */
+  /** A name for the row id that no input column and no feature has ({@link FeatureNames}). */
   String freeRowIdName() {
-    Set<String> taken = ignoringCase(inputNames);
-    taken.addAll(List.of(featureSchema().fieldNames()));
-    String name = FeatureTransform.ROW_ID;
-    for (int k = 2; taken.contains(name); k++) {
-      name = FeatureTransform.ROW_ID + "_" + k;
-    }
-    return name;
-  }
-
-  private static StructField field(Column c, String suffix, DataType type, boolean nullable) {
-    return DataTypes.createStructField(c.name + suffix, type, nullable);
-  }
-
-  /** A set of names that compares them as Spark does by default, ignoring case. */
-  private static Set<String> ignoringCase(List<String> names) {
-    Set<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    s.addAll(names);
-    return s;
+    return FeatureNames.freeRowId(this);
   }
 }

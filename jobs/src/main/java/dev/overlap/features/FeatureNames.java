@@ -1,0 +1,134 @@
+package dev.overlap.features;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The names and types of a plan's features, the output schema {@link FeatureKernel} and {@link
+ * CpuFeatures} produce. A feature is named after its column with a suffix ({@code a_std}); a name
+ * that equals, ignoring case (as Spark resolves names by default), the name of any input column or
+ * of an earlier feature takes the first free suffix {@code _2}, {@code _3}, … instead: with inputs
+ * {@code a} and {@code a_std}, the standardized {@code a} is {@code a_std_2}.
+ */
+final class FeatureNames {
+  private FeatureNames() {}
+
+  /** The names of column {@code c}'s features, in output order. */
+  static List<String> of(FeaturePlan plan, FeaturePlan.Column c) {
+    List<String> names = new ArrayList<>();
+    StructField[] out = schema(plan).fields();
+    List<FeaturePlan.Column> owners = owners(plan);
+    for (int i = 0; i < out.length; i++) {
+      if (owners.get(i) == c) {
+        names.add(out[i].name());
+      }
+    }
+    return names;
+  }
+
+  /** For each feature, in output order, the column it was made of. */
+  private static List<FeaturePlan.Column> owners(FeaturePlan plan) {
+    List<FeaturePlan.Column> owners = new ArrayList<>();
+    for (FeaturePlan.Column c : plan.columns) {
+      for (int k = naturalFeatures(c).size(); k > 0; k--) {
+        owners.add(c);
+      }
+    }
+    return owners;
+  }
+
+  /** The features, named as the class comment says. */
+  static StructType schema(FeaturePlan plan) {
+    List<StructField> natural = new ArrayList<>();
+    for (FeaturePlan.Column c : plan.columns) {
+      natural.addAll(naturalFeatures(c));
+    }
+    return renamed(plan, natural);
+  }
+
+  /** Column {@code c}'s features under their natural names, before any renaming. */
+  private static List<StructField> naturalFeatures(FeaturePlan.Column c) {
+    List<StructField> natural = new ArrayList<>();
+    switch (c.kind) {
+      case NUMERIC:
+        natural.add(field(c, "_std", DataTypes.DoubleType, false));
+        if (c.nonNegative) {
+          natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
+        }
+        break;
+      case TIMESTAMP:
+      case TIMESTAMP_NTZ:
+        natural.add(field(c, "_hour", DataTypes.IntegerType, true));
+        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+        natural.add(field(c, "_month", DataTypes.IntegerType, true));
+        break;
+      case DATE:
+        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
+        natural.add(field(c, "_month", DataTypes.IntegerType, true));
+        break;
+      case STRING:
+        natural.add(field(c, "_idx", DataTypes.IntegerType, false));
+        break;
+      default:
+        throw new AssertionError(c.kind);
+    }
+    if (c.nullable) {
+      natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
+      natural.add(field(c, "_imputed", FeaturePlan.imputedType(c.kind), false));
+    }
+    return natural;
+  }
+
+  /** The features with names that collide taking the first free suffix. */
+  private static StructType renamed(FeaturePlan plan, List<StructField> natural) {
+    // A renamed feature also avoids every feature's own name, so it cannot take a later one's.
+    Set<String> reserved = ignoringCase(plan.inputNames);
+    natural.forEach(f -> reserved.add(f.name()));
+    Set<String> taken = ignoringCase(plan.inputNames);
+    StructType s = new StructType();
+    for (StructField f : natural) {
+      String name = f.name();
+      for (int k = 2; taken.contains(name); k++) {
+        String candidate = f.name() + "_" + k;
+        if (!reserved.contains(candidate)) {
+          name = candidate;
+        }
+      }
+      taken.add(name);
+      s = s.add(name, f.dataType(), f.nullable());
+    }
+    return s;
+  }
+
+  /**
+   * A name for the row id that no input column and no feature has, ignoring case: {@link
+   * FeatureTransform#ROW_ID}, or that with the first free suffix {@code _2}, {@code _3}, …
+   */
+  static String freeRowId(FeaturePlan plan) {
+    Set<String> taken = ignoringCase(plan.inputNames);
+    taken.addAll(List.of(schema(plan).fieldNames()));
+    String name = FeatureTransform.ROW_ID;
+    for (int k = 2; taken.contains(name); k++) {
+      name = FeatureTransform.ROW_ID + "_" + k;
+    }
+    return name;
+  }
+
+  private static StructField field(
+      FeaturePlan.Column c, String suffix, DataType type, boolean nullable) {
+    return DataTypes.createStructField(c.name + suffix, type, nullable);
+  }
+
+  /** A set of names that compares them as Spark does by default, ignoring case. */
+  private static Set<String> ignoringCase(List<String> names) {
+    Set<String> s = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    s.addAll(names);
+    return s;
+  }
+}
