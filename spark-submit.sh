@@ -172,9 +172,12 @@ check_memory() { # option, size
   case "${2##*[0-9]}" in k | K) most=15 ;; m | M) most=12 ;; g | G) most=9 ;; t | T) most=6 ;; esac
   [[ "${#digits}" -le "$most" ]] || die "$1 $2 is more than any machine has; give a size such as 4g"
   b="$(bytes_of "$2")"
+  # Spark reads a bare --executor-memory in MiB (spark.executor.memory), a bare --driver-memory in
+  # bytes (the driver's -Xmx).
+  [[ "$1" == --executor-memory && "$2" =~ ^[0-9]+$ ]] && b=$(($2 << 20))
   if [[ "$b" -lt "$min_heap" ]]; then
     local hint=""
-    [[ "$2" =~ ^[0-9]+$ ]] && hint=" (a number without a unit is bytes: did you mean ${2}m?)"
+    [[ "$1" == --driver-memory && "$2" =~ ^[0-9]+$ ]] && hint=" (a number without a unit is bytes: did you mean ${2}m?)"
     die "$1 $2 is below the 450m Spark needs at least (1.5 times the 300m it reserves)$hint; give $1 1g or more"
   fi
   if [[ "$1" == --driver-memory ]]; then
@@ -324,7 +327,8 @@ why="first run: building the project"
 stale=""
 if [[ -n "$jobs_jar" ]]; then
   stale="$(changed_source)"
-  why="${stale#"$here"/} changed since the last build: rebuilding"
+  why="the build is incomplete: rebuilding"
+  [[ -z "$stale" ]] || why="${stale#"$here"/} changed since the last build: rebuilding"
 fi
 if [[ -z "$jobs_jar" || -n "$stale" || ! -d "$here/jobs/target/lib" || ! -f "$here/jobs/target/spark-classpath.txt" ]]; then
   if ! command -v mvn >/dev/null 2>&1; then

@@ -100,11 +100,15 @@ final class ModelFiles {
         throw new IOException("cannot move the earlier model '" + path + "' aside to replace it");
       }
       if (!fs.rename(staging, target)) {
-        if (exists) {
-          fs.rename(previous, target);
-        }
+        boolean restored = !exists || fs.rename(previous, target);
         fs.delete(staging, true);
-        throw new IOException("cannot put the new model in place at '" + path + "'");
+        throw new IOException(
+            "cannot put the new model in place at '"
+                + path
+                + "'"
+                + (restored
+                    ? "; the earlier one is as it was"
+                    : "; the earlier one is in " + previous));
       }
       if (exists) {
         fs.delete(previous, true);

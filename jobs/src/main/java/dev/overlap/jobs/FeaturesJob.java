@@ -33,11 +33,17 @@ public final class FeaturesJob {
    */
   public static long run(
       SparkSession spark, String input, String output, int vocab, JobSummary summary) {
-    return run(spark, input, output, vocab, ModelOptions.NONE, summary);
+    return run(spark, input, output, vocab, ModelOptions.NONE, summary).rows();
   }
 
-  /** {@link #run}, with a saved model applied instead of a fit, or the fitted model saved. */
-  static long run(
+  /** The rows written, and the model that made them (fitted, or loaded). */
+  record Result(long rows, FeatureEncoderModel model) {}
+
+  /**
+   * {@link #run}, with a saved model applied instead of a fit; the caller saves a fitted model
+   * ({@link #save}) once the output is in place.
+   */
+  static Result run(
       SparkSession spark,
       String input,
       String output,
@@ -48,7 +54,7 @@ public final class FeaturesJob {
     Dataset<Row> in = read(spark, input);
     FeatureEncoderModel model = model(spark, in, vocab, options, summary);
     try {
-      return features(spark, in, output, model, options, summary, report);
+      return new Result(features(spark, in, output, model, summary, report), model);
     } catch (FeatureInputException e) { // a saved model's columns the input lacks, say
       throw new UsageException(e.getMessage(), e);
     }
@@ -59,7 +65,6 @@ public final class FeaturesJob {
       Dataset<Row> in,
       String output,
       FeatureEncoderModel model,
-      ModelOptions options,
       JobSummary summary,
       PipelineReport report) {
     long start = System.nanoTime();
@@ -77,7 +82,6 @@ public final class FeaturesJob {
               + String.format(Locale.ROOT, " (%d files, %.1f MB)", w.files(), w.bytes() / 1e6));
       summary.add("features", report);
       summary.rowsIn(report.rowsIn()); // the second pass reads every row once
-      save(model, options, summary);
       return w.rows();
     }
     Dataset<Row> out = model.transformWithReport(in, report);
@@ -89,7 +93,6 @@ public final class FeaturesJob {
             + " columns passed through, Parquet written by Spark");
     summary.add("features", report);
     summary.rowsIn(report.rowsIn()); // the second pass reads every row once
-    save(model, options, summary);
     return spark.read().parquet(output).count();
   }
 
@@ -130,7 +133,9 @@ public final class FeaturesJob {
       long start = System.nanoTime();
       FeatureEncoderModel model;
       try {
-        model = FeatureEncoderModel.load(options.load());
+        // The job keeps a string outside the vocabulary (index N), whatever the model was saved
+        // with.
+        model = FeatureEncoderModel.load(options.load()).setHandleInvalid("keep");
       } catch (IllegalArgumentException e) {
         throw new UsageException("--model '" + options.load() + "': " + e.getMessage(), e);
       }
@@ -199,8 +204,8 @@ public final class FeaturesJob {
   }
 
   /** Saves the fitted model where {@code --save-model} says, replacing only a model (checked). */
-  private static void save(FeatureEncoderModel model, ModelOptions options, JobSummary summary) {
-    if (options.save() == null) {
+  static void save(FeatureEncoderModel model, ModelOptions options, JobSummary summary) {
+    if (options.save() == null || options.load() != null) {
       return;
     }
     long start = System.nanoTime();

@@ -1,6 +1,7 @@
 package dev.overlap.jobs;
 
 import dev.overlap.executor.trace.TraceFiles;
+import dev.overlap.features.FeatureEncoderModel;
 import java.io.IOException;
 import java.nio.file.Paths;
 import java.util.Optional;
@@ -116,7 +117,7 @@ public final class Main {
         new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
     boolean fitOnly = a.has("--fit-only");
     String output = fitOnly ? null : PreFlight.output(a, paths);
-    ModelOptions model = ModelOptions.check(a, paths);
+    ModelOptions model = ModelOptions.check(a, paths, output);
     InputFooters footers = PreFlight.inputFooters(a, paths);
     context = new ErrorLines.Context(output, footers);
     if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
@@ -152,6 +153,7 @@ public final class Main {
       }
       FileSystem fs = paths.fs(output);
       long rowsOut;
+      FeatureEncoderModel fitted = null;
       try (StagedOutput staged = StagedOutput.begin(fs, paths.qualified(output), a.job)) {
         current = staged;
         String to = staged.staging().toString();
@@ -163,7 +165,9 @@ public final class Main {
             rowsOut = EtlJob.run(spark, input, to, a.engine(), a.repeat(), summary);
             break;
           case "features":
-            rowsOut = FeaturesJob.run(spark, input, to, vocabulary, model, summary);
+            FeaturesJob.Result r = FeaturesJob.run(spark, input, to, vocabulary, model, summary);
+            rowsOut = r.rows();
+            fitted = r.model();
             break;
           default:
             throw new AssertionError(a.job);
@@ -173,6 +177,10 @@ public final class Main {
         summary.phaseSince("commit", committing, "the new output put in place");
       } finally {
         current = null;
+      }
+      // The model only once the features it goes with are in place.
+      if (fitted != null) {
+        FeaturesJob.save(fitted, model, summary);
       }
       System.out.println("overlap: " + a.job + " wrote " + output);
       // Asked after the job: on a cluster, executors register after the session starts.

@@ -19,7 +19,8 @@ import org.apache.hadoop.fs.Path;
 record ModelOptions(String load, String save, boolean overwrite) {
   static final ModelOptions NONE = new ModelOptions(null, null, false);
 
-  static ModelOptions check(JobArgs a, JobPaths paths) throws IOException {
+  /** The model options of {@code a}, checked; {@code output} is the job's output, or null. */
+  static ModelOptions check(JobArgs a, JobPaths paths, String output) throws IOException {
     if (!a.job.equals("features")) {
       return NONE;
     }
@@ -35,6 +36,19 @@ record ModelOptions(String load, String save, boolean overwrite) {
     if (save != null) {
       List<Path> inputs = a.get("--input").map(paths::input).orElse(List.of());
       paths.checkOutputPlace("--save-model", save, inputs);
+      if (output != null) {
+        Path out = paths.qualified(output);
+        Path model = paths.qualified(save);
+        if (PathRelations.sameOrInside(model, out) || PathRelations.sameOrInside(out, model)) {
+          throw new UsageException(
+              "--save-model '"
+                  + save
+                  + "' and --output '"
+                  + output
+                  + "' overlap, and replacing the output would delete the model: choose a folder"
+                  + " outside the output for the model");
+        }
+      }
       FileSystem fs = paths.fs(save);
       Path target = paths.qualified(save);
       if (fs.exists(target)) {

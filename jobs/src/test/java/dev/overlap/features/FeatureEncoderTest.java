@@ -226,8 +226,13 @@ class FeatureEncoderTest {
         loaded.transform(test).orderBy("id").collectAsList());
     // A second save needs overwrite; a folder that is no model is never replaced.
     assertThrows(IOException.class, () -> model.write().save(path));
-    model.write().overwrite().save(path);
-    assertEquals(model.fittedRows(), FeatureEncoderModel.load(path).fittedRows());
+    // Overwritten by a model fitted differently: the new one is there, nothing else beside it.
+    FeatureEncoderModel smaller = encoder().setVocabularySize(2).fit(train);
+    smaller.write().overwrite().save(path);
+    assertEquals(List.of("oslo", "bern"), FeatureEncoderModel.load(path).vocabulary("city"));
+    try (java.util.stream.Stream<Path> beside = Files.list(out)) {
+      assertEquals(List.of(out.resolve("model")), beside.toList(), "left beside the model");
+    }
     Path mine = Files.createDirectories(out.resolve("mine"));
     Files.writeString(mine.resolve("notes.txt"), "keep me");
     IOException e =

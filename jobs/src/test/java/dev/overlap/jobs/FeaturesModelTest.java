@@ -55,7 +55,8 @@ class FeaturesModelTest {
   private static ModelOptions options(String... args) throws Exception {
     JobPaths paths =
         new JobPaths(spark.sparkContext().hadoopConfiguration(), Paths.get(""), Optional.empty());
-    return ModelOptions.check(JobArgs.parse(args), paths);
+    JobArgs a = JobArgs.parse(args);
+    return ModelOptions.check(a, paths, a.get("--output").orElse(null));
   }
 
   private static String message(String... args) {
@@ -124,6 +125,12 @@ class FeaturesModelTest {
     String input = dir.resolve("train").toString();
     String inside = message("features", "--input", input, "--save-model", input + "/m");
     assertTrue(inside.contains("--save-model"), inside);
+    // Replacing the output would delete a model inside it, or around it.
+    String o = out.resolve("o").toString();
+    for (String[] pair : new String[][] {{o, o}, {o + "/model", o}, {o, o + "/features"}}) {
+      String overlap = message("features", "--save-model", pair[0], "--output", pair[1]);
+      assertTrue(overlap.contains("overlap, and replacing the output would delete"), overlap);
+    }
   }
 
   @Test

@@ -144,6 +144,12 @@ class SparkSubmitScriptIT {
         Shell.submit(tmp, "etl", "--executor-memory", "100m"),
         2,
         "--executor-memory 100m is below the 450m");
+    // A bare --executor-memory is MiB to Spark: 2048 is 2 GiB, accepted (the run stops later, at
+    // the input).
+    Shell.oneLine(
+        Shell.submit(tmp, "etl", "--executor-memory", "2048", "--input", "no/such/lineitem"),
+        2,
+        "input path 'no/such/lineitem' does not exist");
     Shell.oneLine(
         Shell.submit(tmp, "etl", "--driver-memory", "999999g"),
         2,

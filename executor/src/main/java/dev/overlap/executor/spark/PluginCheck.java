@@ -19,9 +19,15 @@ final class PluginCheck {
 
   private PluginCheck() {}
 
-  /** Whether {@code spark.plugins} lists {@link OverlapPlugin}. */
+  /**
+   * Whether {@code spark.plugins} or {@code spark.plugins.defaultList} (which Spark loads too)
+   * lists {@link OverlapPlugin}.
+   */
   static boolean loaded(Function<String, String> conf) {
-    String plugins = conf.apply("spark.plugins");
+    return lists(conf.apply("spark.plugins")) || lists(conf.apply("spark.plugins.defaultList"));
+  }
+
+  private static boolean lists(String plugins) {
     return plugins != null
         && Arrays.stream(plugins.split(","))
             .map(String::trim)

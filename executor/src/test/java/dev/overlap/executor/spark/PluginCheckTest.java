@@ -88,6 +88,8 @@ class PluginCheckTest {
     assertFalse(PluginCheck.loaded(Map.<String, String>of()::get));
     assertFalse(PluginCheck.loaded(Map.of("spark.plugins", "com.nvidia.spark.SQLPlugin")::get));
     assertFalse(PluginCheck.loaded(Map.of("spark.plugins", name + "2")::get));
+    // Spark loads spark.plugins.defaultList's plugins too.
+    assertTrue(PluginCheck.loaded(Map.of("spark.plugins.defaultList", name)::get));
   }
 
   @Test
