@@ -228,12 +228,13 @@ final class ModelFiles {
       } else {
         stage = type.cast(new FeatureEncoderModel(uid, plan(spark, path, meta.path("overlap"))));
       }
-      setParams(stage, meta.path("defaultParamMap"), path);
-      setParams(stage, meta.path("paramMap"), path);
+      setParams(stage, meta.path("defaultParamMap"), path, true);
+      setParams(stage, meta.path("paramMap"), path, false);
       return stage;
     }
 
-    private static void setParams(Params stage, JsonNode values, String path) {
+    /** Sets the saved params, or, with {@code defaults}, makes them the defaults, as saved. */
+    private static void setParams(Params stage, JsonNode values, String path, boolean defaults) {
       for (Iterator<Map.Entry<String, JsonNode>> it = values.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
         if (!stage.hasParam(e.getKey())) {
@@ -241,7 +242,12 @@ final class ModelFiles {
               "the model at '" + path + "' has a param this release does not know: " + e.getKey());
         }
         Param<Object> p = (Param<Object>) stage.getParam(e.getKey());
-        stage.set(p, p.jsonDecode(e.getValue().toString()));
+        Object value = p.jsonDecode(e.getValue().toString());
+        if (defaults) {
+          stage.setDefault(p, value);
+        } else {
+          stage.set(p, value);
+        }
       }
     }
 
