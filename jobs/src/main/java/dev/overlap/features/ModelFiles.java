@@ -30,7 +30,8 @@ import org.apache.spark.sql.types.StructType;
  * Spark version, params, defaults, and the model's own fields with its format version), {@code
  * data/} the fitted statistics as Parquet, one row per encoded column. A save goes to a hidden
  * folder beside the path and is put in place whole; an earlier model is replaced only with {@code
- * overwrite()}, only once the new one is complete, and a folder that is not a saved model never.
+ * overwrite()}, only once the new one is complete, and a folder that is not a saved model never. An
+ * earlier model a killed save left aside is put back by the next save to the same path.
  */
 final class ModelFiles {
   /** The format this release writes and reads; a later release may read this one. */
@@ -71,6 +72,7 @@ final class ModelFiles {
       SparkSession spark = sparkSession();
       FileSystem fs = new Path(path).getFileSystem(spark.sparkContext().hadoopConfiguration());
       Path target = fs.makeQualified(new Path(path));
+      restoreInterrupted(fs, target);
       boolean exists = fs.exists(target);
       if (exists && !shouldOverwrite()) {
         throw new IOException(
@@ -112,6 +114,25 @@ final class ModelFiles {
       }
       if (exists) {
         fs.delete(previous, true);
+      }
+    }
+
+    /**
+     * A save killed between its two renames left the earlier model only in {@code
+     * .<name>.overlap-previous-<id>} beside the path: put it back before anything else, so that it
+     * is replaced, if at all, under the same rules as any model.
+     */
+    private static void restoreInterrupted(FileSystem fs, Path target) throws IOException {
+      if (fs.exists(target) || !fs.exists(target.getParent())) {
+        return;
+      }
+      String prefix = "." + target.getName() + ".overlap-previous-";
+      for (org.apache.hadoop.fs.FileStatus f : fs.listStatus(target.getParent())) {
+        if (f.getPath().getName().startsWith(prefix)
+            && fs.exists(new Path(f.getPath(), "metadata"))
+            && fs.rename(f.getPath(), target)) {
+          return;
+        }
       }
     }
 

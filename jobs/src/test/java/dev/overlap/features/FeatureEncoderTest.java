@@ -233,6 +233,12 @@ class FeatureEncoderTest {
     try (java.util.stream.Stream<Path> beside = Files.list(out)) {
       assertEquals(List.of(out.resolve("model")), beside.toList(), "left beside the model");
     }
+    // A save killed between its renames left the model aside: the next save puts it back first.
+    Path aside = out.resolve(".model.overlap-previous-killed");
+    Files.move(out.resolve("model"), aside);
+    assertThrows(IOException.class, () -> model.write().save(path));
+    assertEquals(List.of("oslo", "bern"), FeatureEncoderModel.load(path).vocabulary("city"));
+    assertFalse(Files.exists(aside));
     Path mine = Files.createDirectories(out.resolve("mine"));
     Files.writeString(mine.resolve("notes.txt"), "keep me");
     IOException e =
