@@ -118,22 +118,9 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     @SuppressWarnings("unchecked")
     Dataset<Row> all = (Dataset<Row>) dataset;
     InputColumns.check(all);
-    Dataset<Row> in = all;
-    String[] chosen = $(inputCols);
-    if (chosen.length > 0) {
-      for (String name : chosen) {
-        InputColumns.require(all.schema(), name, "to encode");
-        if (FeaturePlan.kindOf(InputColumns.field(all.schema(), name).dataType()) == null) {
-          throw new FeatureInputException(
-              "column '"
-                  + name
-                  + "' is "
-                  + InputColumns.field(all.schema(), name).dataType().simpleString()
-                  + ", a type the encoder does not encode; leave it out of inputCols");
-        }
-      }
-      in = all.select(InputColumns.cols(chosen));
-    }
+    StructType chosen = chosen(all.schema());
+    Dataset<Row> in =
+        chosen == all.schema() ? all : all.select(InputColumns.cols(chosen.fieldNames()));
     int vocab = (Integer) $(vocabularySize);
     List<String> onSpark = new ArrayList<>();
     boolean kernels =
@@ -153,6 +140,32 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     FeatureEncoderModel model = new FeatureEncoderModel(uid, plan);
     copyValues(model, extractParamMap());
     return model.setParent(this);
+  }
+
+  /**
+   * The columns of {@code schema} that {@code inputCols} names, checked: each there and of a type
+   * the encoder encodes; {@code schema} itself when {@code inputCols} is empty.
+   */
+  private StructType chosen(StructType schema) {
+    String[] names = $(inputCols);
+    if (names.length == 0) {
+      return schema;
+    }
+    StructType chosen = new StructType();
+    for (String name : names) {
+      InputColumns.require(schema, name, "to encode");
+      StructField f = InputColumns.field(schema, name);
+      if (FeaturePlan.kindOf(f.dataType()) == null) {
+        throw new FeatureInputException(
+            "column '"
+                + name
+                + "' is "
+                + f.dataType().simpleString()
+                + ", a type the encoder does not encode; leave it out of inputCols");
+      }
+      chosen = chosen.add(f);
+    }
+    return chosen;
   }
 
   /** The folder of the dataset's files (one, else the first and a count), or "a dataset". */
@@ -177,15 +190,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
    */
   @Override
   public StructType transformSchema(StructType schema) {
-    String[] chosen = $(inputCols);
-    StructType in = schema;
-    if (chosen.length > 0) {
-      in = new StructType();
-      for (String name : chosen) {
-        InputColumns.require(schema, name, "to encode");
-        in = in.add(InputColumns.field(schema, name));
-      }
-    }
+    StructType in = chosen(schema);
     FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize));
     widest.inputNames.clear();
     widest.inputNames.addAll(List.of(schema.fieldNames()));
@@ -215,7 +220,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
   }
 
   public static MLReader<FeatureEncoder> read() {
-    return new ModelFiles.Reader<>(FeatureEncoder.class);
+    return new ModelReader<>(FeatureEncoder.class);
   }
 
   public static FeatureEncoder load(String path) {

@@ -273,7 +273,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
   }
 
   public static MLReader<FeatureEncoderModel> read() {
-    return new ModelFiles.Reader<>(FeatureEncoderModel.class);
+    return new ModelReader<>(FeatureEncoderModel.class);
   }
 
   public static FeatureEncoderModel load(String path) {

@@ -1,0 +1,107 @@
+package dev.overlap.features;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.Params;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** Reads what {@link ModelFiles.Writer} wrote; refuses a later format, naming it. */
+final class ModelReader<T extends Params> extends MLReader<T> {
+  private final Class<T> type;
+
+  ModelReader(Class<T> type) {
+    this.type = type;
+  }
+
+  @Override
+  public T load(String path) {
+    SparkSession spark = sparkSession();
+    JsonNode meta;
+    try {
+      meta = ModelFiles.JSON.readTree(spark.read().text(path + "/metadata").first().getString(0));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("'" + path + "' holds no readable model metadata", e);
+    }
+    String cls = meta.path("class").asText();
+    if (!cls.equals(type.getName())) {
+      throw new IllegalArgumentException(
+          "'" + path + "' holds a " + cls + ", not a " + type.getName());
+    }
+    int format = meta.path("overlap").path("format").asInt(-1);
+    if (format != ModelFiles.FORMAT) {
+      throw new IllegalArgumentException(
+          "the model at '"
+              + path
+              + "' was saved in format "
+              + format
+              + "; this release of Overlap reads format "
+              + ModelFiles.FORMAT
+              + ": load it with the release that saved it, or fit it again");
+    }
+    String uid = meta.path("uid").asText();
+    T stage;
+    if (type == FeatureEncoder.class) {
+      stage = type.cast(new FeatureEncoder(uid));
+    } else {
+      stage = type.cast(new FeatureEncoderModel(uid, plan(spark, path, meta.path("overlap"))));
+    }
+    setParams(stage, meta.path("defaultParamMap"), path, true);
+    setParams(stage, meta.path("paramMap"), path, false);
+    return stage;
+  }
+
+  /** Sets the saved params, or, with {@code defaults}, makes them the defaults, as saved. */
+  private static void setParams(Params stage, JsonNode values, String path, boolean defaults) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = values.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (!stage.hasParam(e.getKey())) {
+        throw new IllegalArgumentException(
+            "the model at '" + path + "' has a param this release does not know: " + e.getKey());
+      }
+      Param<Object> p = (Param<Object>) stage.getParam(e.getKey());
+      Object value = p.jsonDecode(e.getValue().toString());
+      if (defaults) {
+        stage.setDefault(p, value);
+      } else {
+        stage.set(p, value);
+      }
+    }
+  }
+
+  private static FeaturePlan plan(SparkSession spark, String path, JsonNode model) {
+    FeaturePlan plan = new FeaturePlan(model.path("vocabularySize").asInt());
+    plan.rows = model.path("rows").asLong();
+    plan.fittedAt = model.path("fittedAt").asLong();
+    plan.fittedOn = model.path("fittedOn").asText();
+    model.path("inputNames").forEach(n -> plan.inputNames.add(n.asText()));
+    model.path("unsupported").forEach(n -> plan.unsupported.add(n.asText()));
+    model.path("vocabulariesFromSpark").forEach(n -> plan.vocabulariesFromSpark.add(n.asText()));
+    for (Row r : spark.read().parquet(path + "/data").collectAsList()) {
+      FeaturePlan.Column c =
+          new FeaturePlan.Column(
+              r.getString(0),
+              FeaturePlan.Kind.valueOf(r.getString(1)),
+              r.getBoolean(2),
+              r.getBoolean(3));
+      c.nullable = r.getBoolean(2);
+      c.missing = r.getLong(4);
+      c.nonFinite = r.getLong(5);
+      c.mean = r.getDouble(6);
+      c.scale = r.getDouble(7);
+      c.scaledStd = r.getDouble(8);
+      c.nonNegative = r.getBoolean(9);
+      c.meanEpoch = r.getLong(10);
+      c.mode = r.getString(11);
+      c.vocabulary = List.copyOf(r.getList(12));
+      plan.columns.add(c);
+    }
+    plan.columns.sort(java.util.Comparator.comparingInt(c -> plan.inputNames.indexOf(c.name)));
+    return plan;
+  }
+}
