@@ -381,6 +381,11 @@ common=(
   --jars "$jars"
   --conf "spark.driver.extraJavaOptions=${log_opts[*]}"
 )
+if [[ "$job" != run ]]; then
+  # The jobs draw one progress line per long phase on the terminal; Spark's stage bars would
+  # overwrite it. A --conf spark.ui.showConsoleProgress=true of yours comes later and wins.
+  common+=(--conf spark.ui.showConsoleProgress=false)
+fi
 
 if [[ -n "${SPARK_HOME:-}" ]]; then
   [[ -x "$SPARK_HOME/bin/spark-submit" ]] || die "SPARK_HOME=$SPARK_HOME has no bin/spark-submit"

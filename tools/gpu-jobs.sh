@@ -12,7 +12,10 @@
 #                                  plugins, spark.overlap.rapids.input=AUTO), etl-both-always (the
 #                                  same with ALWAYS: RAPIDS scans, its device batches go to the
 #                                  kernels), compare-etl-sql, compare-etl-rapids, compare-etl-both
-#                                  and compare-etl-both-always (each against etl's GPU path); TPC-H is generated first when missing
+#                                  and compare-etl-both-always (each against etl's GPU path),
+#                                  example and example-cpu (examples/' RevenueJob through
+#                                  ./spark-submit.sh run, from its jar carried with the bundle),
+#                                  compare-example; TPC-H is generated first when missing
 #   RAPIDS_PINNED (spark.rapids.memory.pinnedPool.size of the RAPIDS steps, default 8g),
 #   REPEAT (etl steps' --repeat, default 1), SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), EXTRA_ARGS (appended to every
 #   job's command line, e.g. "--conf spark.overlap.pinned.poolSize=32g")
@@ -94,6 +97,17 @@ for step in "${steps[@]}"; do
     compare-etl-both | compare-etl-both-always)
       cmp /tmp/out-etl-gpu/q1 "/tmp/out-${step#compare-}/q1" l_returnflag,l_linestatus
       cmp /tmp/out-etl-gpu/q6 "/tmp/out-${step#compare-}/q6" revenue ;;
+    example | example-cpu)
+      jar=examples/target/overlap-example-0.1.0-SNAPSHOT.jar
+      [[ -f "$jar" ]] || { echo "$step: no $jar: build examples/ and carry its jar" | tee -a "$out/summary.txt"; continue; }
+      flags=()
+      [[ "$step" == example-cpu ]] && flags=("${cpu[@]}")
+      run "$step" run --class example.RevenueJob "${mem[@]}" ${flags[@]+"${flags[@]}"} "$jar" "$data/lineitem"
+      grep -E '^revenue |^  (path|bottleneck|rows|wall) ' "$out/$step.log" | tee -a "$out/summary.txt" ;;
+    compare-example)
+      a="$(grep '^revenue ' "$out/example.log")"
+      b="$(grep '^revenue ' "$out/example-cpu.log")"
+      if [[ -n "$a" && "$a" == "$b" ]]; then echo "EQUAL example: $a on both paths"; else echo "DIFFERENT example: GPU '$a', CPU '$b'"; fi | tee -a "$out/summary.txt" ;;
     compare-features)
       # The GPU path's first pass merges partial statistics in another order than Spark's: the
       # standardized keys may differ in the last bits, so rows are matched by the keys' order.

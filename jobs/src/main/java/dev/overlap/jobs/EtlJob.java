@@ -263,9 +263,13 @@ public final class EtlJob {
           (steps[5] - steps[4]) / 1_000_000);
       t = summary.phaseSince("plan", t, "input listed, its schema read and checked");
       // Each query runs to its cached result on its own, so that its time is its own.
-      rows = q1.count();
+      try (PhaseProgress p = PhaseProgress.start(spark, "etl Q1")) {
+        rows = q1.count();
+      }
       t = summary.phaseSince("Q1", t, "scan, kernels and Spark's final aggregation");
-      rows += q6.count();
+      try (PhaseProgress p = PhaseProgress.start(spark, "etl Q6")) {
+        rows += q6.count();
+      }
       t = summary.phaseSince("Q6", t, "scan, kernels and Spark's final aggregation");
       q1.write().mode("overwrite").parquet(output + "/q1");
       StagedOutput.pause("between-tables");
@@ -280,8 +284,12 @@ public final class EtlJob {
       q6.unpersist(true);
       if (repeat > 1) {
         // After the unpersist: a warm run computes its query, it does not read the cached result.
-        summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
-        summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
+        try (PhaseProgress p = PhaseProgress.start(spark, "etl Q1 again")) {
+          summary.note("Q1 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, true));
+        }
+        try (PhaseProgress p = PhaseProgress.start(spark, "etl Q6 again")) {
+          summary.note("Q6 again", WarmRuns.of(spark, lineitem, shape, engine, repeat - 1, false));
+        }
       }
     } finally {
       restore.run();

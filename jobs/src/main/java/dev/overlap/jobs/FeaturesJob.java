@@ -67,6 +67,18 @@ public final class FeaturesJob {
       FeatureEncoderModel model,
       JobSummary summary,
       PipelineReport report) {
+    try (PhaseProgress p = PhaseProgress.start(spark, "features second pass")) {
+      return write(spark, in, output, model, summary, report);
+    }
+  }
+
+  private static long write(
+      SparkSession spark,
+      Dataset<Row> in,
+      String output,
+      FeatureEncoderModel model,
+      JobSummary summary,
+      PipelineReport report) {
     long start = System.nanoTime();
     if (model.passesThrough(in).isEmpty()) {
       // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
@@ -148,7 +160,7 @@ public final class FeaturesJob {
     PipelineReport first = PipelineReport.create(spark);
     PipelineReport counts = PipelineReport.create(spark);
     FeatureEncoderModel model;
-    try {
+    try (PhaseProgress p = PhaseProgress.start(spark, "features first pass")) {
       model = new FeatureEncoder().setVocabularySize(vocab).fitWithReports(in, first, counts);
     } catch (FeatureInputException e) {
       throw new UsageException(e.getMessage(), e);

@@ -97,12 +97,7 @@ public final class Main {
    * well: blank it, as Spark does, so that a failure's line starts at the left margin.
    */
   private static void clearProgressBar() {
-    int width = 80;
-    try {
-      width = Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "80").trim());
-    } catch (NumberFormatException e) {
-      // keep 80, Spark's own default
-    }
+    int width = ProgressText.terminalWidth();
     System.err.print("\r" + " ".repeat(Math.max(1, width)) + "\r");
   }
 

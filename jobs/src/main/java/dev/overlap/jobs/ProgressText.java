@@ -2,7 +2,10 @@ package dev.overlap.jobs;
 
 import java.util.Locale;
 
-/** The words of generate's progress line ({@link TpchProgress}): the line, durations, time left. */
+/**
+ * The words of the progress lines ({@link TpchProgress}, {@link PhaseProgress}): the lines,
+ * durations, time left.
+ */
 final class ProgressText {
   private ProgressText() {}
 
@@ -22,6 +25,36 @@ final class ProgressText {
         orders,
         table.equals("orders") ? "" : " orders",
         left);
+  }
+
+  /**
+   * A phase's line, e.g. {@code etl Q1: 45% (9 of 20 input tasks, 27,000,000 rows) in 4.2 s, about
+   * 5.1 s left}; before its first stage starts, {@code etl Q1: starting, 1.2 s}.
+   */
+  static String phaseLine(
+      String label, long done, long total, long rows, String left, long elapsedNanos) {
+    if (total == 0) {
+      return String.format(Locale.ROOT, "%s: starting, %s", label, duration(elapsedNanos));
+    }
+    return String.format(
+        Locale.ROOT,
+        "%s: %3d%% (%,d of %,d input tasks, %,d rows) in %s, %s",
+        label,
+        100 * done / total,
+        done,
+        total,
+        rows,
+        duration(elapsedNanos),
+        left);
+  }
+
+  /** The terminal's width from {@code COLUMNS}, 80 (Spark's own default) when unknown. */
+  static int terminalWidth() {
+    try {
+      return Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "80").trim());
+    } catch (NumberFormatException e) {
+      return 80;
+    }
   }
 
   /** "about 12 s left" at the rate so far, or that it is too early to say. */

@@ -60,7 +60,7 @@ final class TpchProgress implements AutoCloseable {
     this.scaleFactor = scaleFactor;
     this.orders = orders;
     this.out = out;
-    this.width = terminalWidth();
+    this.width = ProgressText.terminalWidth();
     acc = spark.sparkContext().longAccumulator("overlap.tpch.ordersGenerated");
     TpchOrderCounter.LIVE.put(run, live);
     long id = acc.id();
@@ -214,14 +214,6 @@ final class TpchProgress implements AutoCloseable {
                   ProgressText.format(scaleFactor),
                   ProgressText.duration(took)),
           true);
-    }
-  }
-
-  private static int terminalWidth() {
-    try {
-      return Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "80").trim());
-    } catch (NumberFormatException e) {
-      return 80;
     }
   }
 }
