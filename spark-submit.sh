@@ -381,9 +381,11 @@ common=(
   --jars "$jars"
   --conf "spark.driver.extraJavaOptions=${log_opts[*]}"
 )
-if [[ "$job" != run ]]; then
+if [[ "$job" != run || ! -t 2 ]]; then
   # The jobs draw one progress line per long phase on the terminal; Spark's stage bars would
-  # overwrite it. A --conf spark.ui.showConsoleProgress=true of yours comes later and wins.
+  # overwrite it. Your application keeps Spark's bars on a terminal, and none go to a log or a
+  # pipe, where their carriage returns would share lines with your output. A --conf
+  # spark.ui.showConsoleProgress=true of yours comes later and wins.
   common+=(--conf spark.ui.showConsoleProgress=false)
 fi
 
