@@ -20,6 +20,18 @@ final class CpuFeatures {
 
   /** The features of one input row, in {@link FeaturePlan#outputSchema}'s order. */
   static Row row(FeaturePlan plan, Row r) {
+    return row(plan, kindFeatures(plan), r);
+  }
+
+  /** {@link FeaturePlan#kindFeatures} of each column, once for many rows. */
+  static List<List<String>> kindFeatures(FeaturePlan plan) {
+    List<List<String>> all = new ArrayList<>();
+    plan.columns.forEach(c -> all.add(List.copyOf(plan.kindFeatures(c))));
+    return all;
+  }
+
+  /** {@link #row(FeaturePlan, Row)}, with {@link #kindFeatures} of the plan. */
+  static Row row(FeaturePlan plan, List<List<String>> kindFeatures, Row r) {
     List<Object> v = new ArrayList<>();
     for (int i = 0; i < plan.columns.size(); i++) {
       FeaturePlan.Column c = plan.columns.get(i);
@@ -28,47 +40,8 @@ final class CpuFeatures {
         value = null; // NaN and infinities are missing, as on the GPU
       }
       boolean isNull = value == null;
-      switch (c.kind) {
-        case NUMERIC:
-          {
-            double imputed = isNull ? c.mean : ((Number) toNumber(value)).doubleValue();
-            v.add(c.standardized(imputed));
-            if (c.nonNegative) {
-              v.add(Math.log(imputed + 1.0));
-            }
-            break;
-          }
-        case TIMESTAMP:
-        case TIMESTAMP_NTZ:
-          if (isNull) {
-            v.add(null);
-            v.add(null);
-            v.add(null);
-          } else {
-            LocalDateTime t = wallClock(CpuFirstPass.epoch(c.kind, value));
-            v.add(t.getHour());
-            v.add(t.getDayOfWeek().getValue() % 7 + 1);
-            v.add(t.getMonthValue());
-          }
-          break;
-        case DATE:
-          if (isNull) {
-            v.add(null);
-            v.add(null);
-          } else {
-            LocalDate d = LocalDate.ofEpochDay(CpuFirstPass.epoch(c.kind, value));
-            v.add(d.getDayOfWeek().getValue() % 7 + 1);
-            v.add(d.getMonthValue());
-          }
-          break;
-        case STRING:
-          {
-            int at = isNull ? -1 : c.vocabulary.indexOf((String) value);
-            v.add(at < 0 ? c.vocabulary.size() : at);
-            break;
-          }
-        default:
-          throw new AssertionError(c.kind);
+      for (String f : kindFeatures.get(i)) {
+        v.add(isNull && c.kind != FeaturePlan.Kind.NUMERIC ? nullPart(f, c) : feature(c, f, value));
       }
       if (c.nullable) {
         v.add(isNull);
@@ -79,6 +52,42 @@ final class CpuFeatures {
       v.add(r.get(plan.columns.size()));
     }
     return RowFactory.create(v.toArray());
+  }
+
+  /** A null's feature {@code f}: a date's or timestamp's parts stay null; a string gets N. */
+  private static Object nullPart(String f, FeaturePlan.Column c) {
+    return f.equals("idx") ? c.vocabulary.size() : null;
+  }
+
+  /** Feature {@code f} of a value, present unless a number's (imputed by the mean). */
+  private static Object feature(FeaturePlan.Column c, String f, Object value) {
+    switch (c.kind) {
+      case NUMERIC:
+        {
+          double imputed = value == null ? c.mean : ((Number) toNumber(value)).doubleValue();
+          return f.equals("std") ? c.standardized(imputed) : Math.log(imputed + 1.0);
+        }
+      case TIMESTAMP:
+      case TIMESTAMP_NTZ:
+        {
+          LocalDateTime t = wallClock(CpuFirstPass.epoch(c.kind, value));
+          return f.equals("hour")
+              ? t.getHour()
+              : f.equals("dow") ? t.getDayOfWeek().getValue() % 7 + 1 : t.getMonthValue();
+        }
+      case DATE:
+        {
+          LocalDate d = LocalDate.ofEpochDay(CpuFirstPass.epoch(c.kind, value));
+          return f.equals("dow") ? d.getDayOfWeek().getValue() % 7 + 1 : d.getMonthValue();
+        }
+      case STRING:
+        {
+          int at = c.vocabulary.indexOf((String) value);
+          return at < 0 ? c.vocabulary.size() : at;
+        }
+      default:
+        throw new AssertionError(c.kind);
+    }
   }
 
   /** A null's imputed value, as the CPU path's rows hold it. */

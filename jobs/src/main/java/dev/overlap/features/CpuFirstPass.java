@@ -24,13 +24,13 @@ final class CpuFirstPass {
   /** The rows of {@link FirstPassKernel#PARTIALS} for one partition. */
   static Iterator<Row> partials(FeaturePlan plan, int top, Iterator<Row> rows) {
     int width = plan.columns.size();
-    FirstPass.Moments[] moments = new FirstPass.Moments[width];
+    Moments[] moments = new Moments[width];
     long[] present = new long[width];
     long[] hi = new long[width];
     long[] lo = new long[width];
     List<Map<String, Long>> counts = new ArrayList<>();
     for (int i = 0; i < width; i++) {
-      moments[i] = new FirstPass.Moments();
+      moments[i] = new Moments();
       counts.add(new HashMap<>());
     }
     long[] nulls = new long[width];
@@ -74,7 +74,7 @@ final class CpuFirstPass {
       Long n = nulls[i];
       switch (c.kind) {
         case NUMERIC:
-          FirstPass.Moments m = moments[i];
+          Moments m = moments[i];
           boolean any = m.n > 0;
           out.add(
               row(

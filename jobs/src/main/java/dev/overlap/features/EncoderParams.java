@@ -12,6 +12,13 @@ final class EncoderParams {
   static final String[] HANDLE_INVALID = {"keep", "skip", "error"};
   static final String[] MISSING_FEATURES = {"fitted", "all"};
 
+  /** Each kind's features, by suffix, in output order: every one is made by default. */
+  static final String[] NUMBER_FEATURES = {"std", "log1p"};
+
+  static final String[] DATE_FEATURES = {"dow", "month"};
+  static final String[] TIMESTAMP_FEATURES = {"hour", "dow", "month"};
+  static final String[] STRING_FEATURES = {"idx"};
+
   private EncoderParams() {}
 
   static StringArrayParam inputCols(Params owner) {
@@ -47,6 +54,24 @@ final class EncoderParams {
         "which columns get _isnull and _imputed: fitted (those with missing values when fitted)"
             + " or all",
         ParamValidators.inArray(MISSING_FEATURES));
+  }
+
+  /**
+   * Which of a kind's features to make: a subset of {@code allowed}, by suffix; {@code _isnull} and
+   * {@code _imputed} follow {@code missingFeatures}.
+   */
+  static StringArrayParam kindFeatures(Params owner, String name, String kind, String[] allowed) {
+    java.util.List<String> known = java.util.List.of(allowed);
+    return new StringArrayParam(
+        owner,
+        name,
+        "which features "
+            + kind
+            + " get, by suffix: any of "
+            + String.join(", ", allowed)
+            + " (default: all)",
+        (scala.Function1<String[], Object> & java.io.Serializable)
+            values -> known.containsAll(java.util.List.of(values)));
   }
 
   static String lower(String s) {

@@ -46,6 +46,10 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
   private final IntParam vocabularySize;
   private final Param<String> handleInvalid;
   private final Param<String> missingFeatures;
+  private final StringArrayParam numberFeatures;
+  private final StringArrayParam dateFeatures;
+  private final StringArrayParam timestampFeatures;
+  private final StringArrayParam stringFeatures;
 
   public FeatureEncoder() {
     this(Identifiable.randomUID("featureEncoder"));
@@ -61,6 +65,24 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     setDefault(vocabularySize, 20);
     setDefault(handleInvalid, "keep");
     setDefault(missingFeatures, "fitted");
+    numberFeatures =
+        EncoderParams.kindFeatures(
+            this, "numberFeatures", "numbers", EncoderParams.NUMBER_FEATURES);
+    dateFeatures =
+        EncoderParams.kindFeatures(this, "dateFeatures", "dates", EncoderParams.DATE_FEATURES);
+    timestampFeatures =
+        EncoderParams.kindFeatures(
+            this,
+            "timestampFeatures",
+            "timestamps and timestamp_ntz",
+            EncoderParams.TIMESTAMP_FEATURES);
+    stringFeatures =
+        EncoderParams.kindFeatures(
+            this, "stringFeatures", "strings", EncoderParams.STRING_FEATURES);
+    setDefault(numberFeatures, EncoderParams.NUMBER_FEATURES);
+    setDefault(dateFeatures, EncoderParams.DATE_FEATURES);
+    setDefault(timestampFeatures, EncoderParams.TIMESTAMP_FEATURES);
+    setDefault(stringFeatures, EncoderParams.STRING_FEATURES);
   }
 
   @Override
@@ -82,6 +104,59 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
 
   public Param<String> missingFeatures() {
     return missingFeatures;
+  }
+
+  /** Which features numbers get: {@code std}, {@code log1p} (where the minimum is non-negative). */
+  public StringArrayParam numberFeatures() {
+    return numberFeatures;
+  }
+
+  /** Which features dates get: {@code dow}, {@code month}. */
+  public StringArrayParam dateFeatures() {
+    return dateFeatures;
+  }
+
+  /** Which features timestamps and timestamp_ntz get: {@code hour}, {@code dow}, {@code month}. */
+  public StringArrayParam timestampFeatures() {
+    return timestampFeatures;
+  }
+
+  /** Which features strings get: {@code idx}, or none. */
+  public StringArrayParam stringFeatures() {
+    return stringFeatures;
+  }
+
+  public FeatureEncoder setNumberFeatures(String... suffixes) {
+    set(numberFeatures, lower(suffixes));
+    return this;
+  }
+
+  public FeatureEncoder setDateFeatures(String... suffixes) {
+    set(dateFeatures, lower(suffixes));
+    return this;
+  }
+
+  public FeatureEncoder setTimestampFeatures(String... suffixes) {
+    set(timestampFeatures, lower(suffixes));
+    return this;
+  }
+
+  public FeatureEncoder setStringFeatures(String... suffixes) {
+    set(stringFeatures, lower(suffixes));
+    return this;
+  }
+
+  private static String[] lower(String[] suffixes) {
+    return java.util.Arrays.stream(suffixes).map(EncoderParams::lower).toArray(String[]::new);
+  }
+
+  /** The features each kind gets, as {@link FeaturePlan#made} holds them. */
+  private void made(FeaturePlan plan) {
+    plan.made.put(FeaturePlan.Kind.NUMERIC, List.of($(numberFeatures)));
+    plan.made.put(FeaturePlan.Kind.DATE, List.of($(dateFeatures)));
+    plan.made.put(FeaturePlan.Kind.TIMESTAMP, List.of($(timestampFeatures)));
+    plan.made.put(FeaturePlan.Kind.TIMESTAMP_NTZ, List.of($(timestampFeatures)));
+    plan.made.put(FeaturePlan.Kind.STRING, List.of($(stringFeatures)));
   }
 
   public FeatureEncoder setInputCols(String... names) {
@@ -133,10 +208,11 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     plan.kernels = kernels;
     plan.vocabulariesFromSpark.addAll(onSpark);
     plan.missingFeatures($(missingFeatures).equals("all"));
+    made(plan);
     plan.inputNames.clear();
     plan.inputNames.addAll(List.of(all.columns()));
     plan.fittedAt = System.currentTimeMillis();
-    plan.fittedOn = source(all);
+    plan.fittedOn = InputColumns.source(all);
     FeatureEncoderModel model = new FeatureEncoderModel(uid, plan);
     copyValues(model, extractParamMap());
     return model.setParent(this);
@@ -155,7 +231,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     for (String name : names) {
       InputColumns.require(schema, name, "to encode");
       StructField f = InputColumns.field(schema, name);
-      if (FeaturePlan.kindOf(f.dataType()) == null) {
+      if (FeatureKinds.of(f.dataType()) == null) {
         throw new FeatureInputException(
             "column '"
                 + name
@@ -168,21 +244,6 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     return chosen;
   }
 
-  /** The folder of the dataset's files (one, else the first and a count), or "a dataset". */
-  private static String source(Dataset<Row> data) {
-    String[] files = data.inputFiles();
-    if (files.length == 0) {
-      return "a dataset not read from files";
-    }
-    java.util.Set<String> folders = new java.util.TreeSet<>();
-    for (String f : files) {
-      folders.add(new org.apache.hadoop.fs.Path(f).getParent().toString());
-    }
-    return folders.size() == 1
-        ? folders.iterator().next()
-        : folders.iterator().next() + " and " + (folders.size() - 1) + " more folders";
-  }
-
   /**
    * Every feature a fitted model may make of this input, then the columns passed through: which
    * columns get {@code _log1p}, {@code _isnull} and {@code _imputed} is known only once fitted, so
@@ -192,6 +253,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
   public StructType transformSchema(StructType schema) {
     StructType in = chosen(schema);
     FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize));
+    made(widest);
     widest.inputNames.clear();
     widest.inputNames.addAll(List.of(schema.fieldNames()));
     for (FeaturePlan.Column c : widest.columns) {

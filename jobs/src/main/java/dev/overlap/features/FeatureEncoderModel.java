@@ -146,6 +146,14 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
     return column(column).vocabulary;
   }
 
+  /**
+   * How many rows of the data it was fitted on held each value of {@link #vocabulary}, in the same
+   * order (exact counts); empty for a model saved before the counts were kept.
+   */
+  public List<Long> vocabularyCounts(String column) {
+    return column(column).vocabularyCounts;
+  }
+
   /** The features made of each column, by name, in output order. */
   public List<String> features(String column) {
     return plan.featureNames(column(column));

@@ -61,25 +61,13 @@ final class FeatureKernel implements GpuKernel {
         // is not closed).
         try (ColumnVector finite = c.floating ? finiteOrNull(in.getColumn(i)) : null) {
           ColumnVector x = finite != null ? finite : in.getColumn(i);
-          switch (c.kind) {
-            case NUMERIC:
-              numeric(c, x, out);
-              break;
-            case TIMESTAMP:
-            case TIMESTAMP_NTZ: // cuDF's parts are UTC's: for NTZ micros, the wall clock's
-              out.add(toInt(x.hour()));
-              out.add(dayOfWeek(x));
-              out.add(toInt(x.month()));
-              break;
-            case DATE:
-              out.add(dayOfWeek(x));
-              out.add(toInt(x.month()));
-              break;
-            case STRING:
-              out.add(index(c, x));
-              break;
-            default:
-              throw new AssertionError(c.kind);
+          List<String> wanted = plan.kindFeatures(c);
+          if (c.kind == FeaturePlan.Kind.NUMERIC) {
+            numeric(c, x, wanted, out);
+          } else {
+            for (String f : wanted) {
+              out.add(kindFeature(c, x, f));
+            }
           }
           if (c.nullable) {
             out.add(x.isNull());
@@ -109,12 +97,34 @@ final class FeatureKernel implements GpuKernel {
     }
   }
 
-  private static void numeric(FeaturePlan.Column c, ColumnVector x, List<ColumnVector> out) {
+  /**
+   * A date's, timestamp's or string's feature {@code f}. cuDF's parts are UTC's: for NTZ micros,
+   * the wall clock's.
+   */
+  private static ColumnVector kindFeature(FeaturePlan.Column c, ColumnVector x, String f) {
+    switch (f) {
+      case "hour":
+        return toInt(x.hour());
+      case "dow":
+        return dayOfWeek(x);
+      case "month":
+        return toInt(x.month());
+      case "idx":
+        return index(c, x);
+      default:
+        throw new AssertionError(f);
+    }
+  }
+
+  private static void numeric(
+      FeaturePlan.Column c, ColumnVector x, List<String> wanted, List<ColumnVector> out) {
     try (ColumnVector d = x.castTo(DType.FLOAT64);
         Scalar mean = Scalar.fromDouble(c.mean);
         ColumnVector imputed = d.replaceNulls(mean);
         ColumnVector centered = centered(c, imputed)) {
-      if (c.scaledStd > 0) {
+      if (!wanted.contains("std")) {
+        // no standardized column
+      } else if (c.scaledStd > 0) {
         try (Scalar std = Scalar.fromDouble(c.scaledStd)) {
           out.add(centered.binaryOp(BinaryOp.DIV, std, DType.FLOAT64));
         }
@@ -123,7 +133,7 @@ final class FeatureKernel implements GpuKernel {
           out.add(centered.binaryOp(BinaryOp.MUL, zero, DType.FLOAT64));
         }
       }
-      if (c.nonNegative) {
+      if (wanted.contains("log1p")) {
         try (Scalar one = Scalar.fromDouble(1.0);
             ColumnVector plus = imputed.binaryOp(BinaryOp.ADD, one, DType.FLOAT64)) {
           out.add(plus.unaryOp(UnaryOp.LOG));
@@ -227,6 +237,8 @@ final class FeatureKernel implements GpuKernel {
     FeaturePlan p = plan;
     return rows ->
         new Iterator<>() {
+          private final List<List<String>> kinds = CpuFeatures.kindFeatures(p);
+
           @Override
           public boolean hasNext() {
             return rows.hasNext();
@@ -234,7 +246,7 @@ final class FeatureKernel implements GpuKernel {
 
           @Override
           public Row next() {
-            return CpuFeatures.row(p, rows.next());
+            return CpuFeatures.row(p, kinds, rows.next());
           }
         };
   }

@@ -36,7 +36,7 @@ final class FeatureNames {
   private static List<FeaturePlan.Column> owners(FeaturePlan plan) {
     List<FeaturePlan.Column> owners = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
-      for (int k = naturalFeatures(c).size(); k > 0; k--) {
+      for (int k = naturalFeatures(plan, c).size(); k > 0; k--) {
         owners.add(c);
       }
     }
@@ -47,42 +47,31 @@ final class FeatureNames {
   static StructType schema(FeaturePlan plan) {
     List<StructField> natural = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
-      natural.addAll(naturalFeatures(c));
+      natural.addAll(naturalFeatures(plan, c));
     }
     return renamed(plan, natural);
   }
 
   /** Column {@code c}'s features under their natural names, before any renaming. */
-  private static List<StructField> naturalFeatures(FeaturePlan.Column c) {
+  private static List<StructField> naturalFeatures(FeaturePlan plan, FeaturePlan.Column c) {
     List<StructField> natural = new ArrayList<>();
-    switch (c.kind) {
-      case NUMERIC:
-        natural.add(field(c, "_std", DataTypes.DoubleType, false));
-        if (c.nonNegative) {
-          natural.add(field(c, "_log1p", DataTypes.DoubleType, false));
-        }
-        break;
-      case TIMESTAMP:
-      case TIMESTAMP_NTZ:
-        natural.add(field(c, "_hour", DataTypes.IntegerType, true));
-        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
-        natural.add(field(c, "_month", DataTypes.IntegerType, true));
-        break;
-      case DATE:
-        natural.add(field(c, "_dow", DataTypes.IntegerType, true));
-        natural.add(field(c, "_month", DataTypes.IntegerType, true));
-        break;
-      case STRING:
-        natural.add(field(c, "_idx", DataTypes.IntegerType, false));
-        break;
-      default:
-        throw new AssertionError(c.kind);
+    for (String f : plan.kindFeatures(c)) {
+      // A null date or timestamp has null parts; a number's and a string's features are never null.
+      boolean nullable = !List.of("std", "log1p", "idx").contains(f);
+      natural.add(field(c, "_" + f, kindFeatureType(f), nullable));
     }
     if (c.nullable) {
       natural.add(field(c, "_isnull", DataTypes.BooleanType, false));
-      natural.add(field(c, "_imputed", FeaturePlan.imputedType(c.kind), false));
+      natural.add(field(c, "_imputed", FeatureKinds.imputedType(c.kind), false));
     }
     return natural;
+  }
+
+  /** A kind feature's type: double for a number's, int for the others. */
+  private static DataType kindFeatureType(String suffix) {
+    return suffix.equals("std") || suffix.equals("log1p")
+        ? DataTypes.DoubleType
+        : DataTypes.IntegerType;
   }
 
   /** The features with names that collide taking the first free suffix. */

@@ -3,19 +3,11 @@ package dev.overlap.features;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.types.BooleanType;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
-import org.apache.spark.sql.types.NumericType;
-import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.types.TimestampNTZType;
-import org.apache.spark.sql.types.TimestampType;
 
 /**
  * What the features job derives from each input column, with the statistics of the first pass.
@@ -70,6 +62,9 @@ final class FeaturePlan implements Serializable {
 
     List<String> vocabulary = List.of();
 
+    /** How many fitted rows held each value of {@link #vocabulary}, in its order. */
+    List<Long> vocabularyCounts = List.of();
+
     /**
      * What a null becomes in the {@code imputed} column of a date or timestamp: the mean, in days
      * or microseconds since 1970-01-01 (UTC; for TIMESTAMP_NTZ since that wall-clock time),
@@ -93,6 +88,19 @@ final class FeaturePlan implements Serializable {
       this.floating = floating;
     }
 
+    /**
+     * The vocabulary and the imputed string from {@code ranked}, the most frequent values with
+     * their counts, most frequent first (ties by value): its first {@code size} values, and its
+     * first value.
+     */
+    void setVocabulary(java.util.LinkedHashMap<String, Long> ranked, int size) {
+      List<String> values = List.copyOf(ranked.keySet());
+      mode = values.isEmpty() ? "" : values.get(0);
+      // Copies, not views: a plan is serialized to the executors with its kernel.
+      vocabulary = List.copyOf(values.subList(0, Math.min(size, values.size())));
+      vocabularyCounts = List.copyOf(List.copyOf(ranked.values()).subList(0, vocabulary.size()));
+    }
+
     /** The sample standard deviation; infinite when a double cannot hold it. */
     double std() {
       return scaledStd / scale;
@@ -110,6 +118,13 @@ final class FeaturePlan implements Serializable {
   }
 
   final List<Column> columns = new ArrayList<>();
+
+  /**
+   * Which features each kind gets, by suffix ({@link EncoderParams#NUMBER_FEATURES} and the
+   * others); a kind not here gets all of its own. {@code _isnull} and {@code _imputed} follow
+   * {@link Column#nullable}.
+   */
+  final java.util.EnumMap<Kind, List<String>> made = new java.util.EnumMap<>(Kind.class);
 
   /** How many rows the first pass read. */
   long rows;
@@ -147,7 +162,7 @@ final class FeaturePlan implements Serializable {
     this.vocabularySize = vocabularySize;
     for (StructField f : schema.fields()) {
       inputNames.add(f.name());
-      Kind k = kindOf(f.dataType());
+      Kind k = FeatureKinds.of(f.dataType());
       if (k == null) {
         unsupported.add(f.name() + " (" + f.dataType().simpleString() + ")");
       } else {
@@ -155,6 +170,29 @@ final class FeaturePlan implements Serializable {
         columns.add(new Column(f.name(), k, f.nullable(), floating));
       }
     }
+  }
+
+  /**
+   * Column {@code c}'s own features, by suffix, in output order, before {@code _isnull} and {@code
+   * _imputed}: those of its kind that {@link #made} asks for; {@code log1p} only where the fitted
+   * minimum is non-negative.
+   */
+  List<String> kindFeatures(Column c) {
+    String[] all =
+        switch (c.kind) {
+          case NUMERIC -> EncoderParams.NUMBER_FEATURES;
+          case DATE -> EncoderParams.DATE_FEATURES;
+          case TIMESTAMP, TIMESTAMP_NTZ -> EncoderParams.TIMESTAMP_FEATURES;
+          case STRING -> EncoderParams.STRING_FEATURES;
+        };
+    List<String> wanted = made.getOrDefault(c.kind, List.of(all));
+    List<String> out = new ArrayList<>();
+    for (String f : all) {
+      if (wanted.contains(f) && (!f.equals("log1p") || c.nonNegative)) {
+        out.add(f);
+      }
+    }
+    return out;
   }
 
   /**
@@ -184,40 +222,37 @@ final class FeaturePlan implements Serializable {
             "the input has no column '"
                 + c.name
                 + "', which the model was fitted with ("
-                + kindName(c.kind)
+                + FeatureKinds.name(c.kind)
                 + "); add it, or fit the model on this input's columns");
       }
-      if (kindOf(f.dataType()) != c.kind) {
+      if (FeatureKinds.of(f.dataType()) != c.kind) {
         throw new FeatureInputException(
             "column '"
                 + c.name
                 + "' is "
                 + f.dataType().simpleString()
                 + " here, but "
-                + kindName(c.kind)
+                + FeatureKinds.name(c.kind)
                 + " when the model was fitted; cast it to that type, or fit the model again");
       }
       c.floating =
           c.floating || f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
     }
-    return copy;
-  }
-
-  private static String kindName(Kind k) {
-    switch (k) {
-      case NUMERIC:
-        return "a number";
-      case DATE:
-        return "date";
-      case TIMESTAMP:
-        return "timestamp";
-      case TIMESTAMP_NTZ:
-        return "timestamp_ntz";
-      case STRING:
-        return "string";
-      default:
-        throw new AssertionError(k);
+    // A column passed through beside a feature of the same name would give the output that name
+    // twice (names compared as Spark does by default, ignoring case).
+    java.util.Set<String> features = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    features.addAll(List.of(copy.featureOutputSchema().fieldNames()));
+    List<String> encoded = List.of(copy.inputColumns());
+    for (StructField f : schema.fields()) {
+      if (!encoded.contains(f.name()) && features.contains(f.name())) {
+        throw new FeatureInputException(
+            "column '"
+                + f.name()
+                + "' of the input has the name of one of the model's features; rename or drop it"
+                + " (a model fitted on an input with that column names its feature otherwise)");
+      }
     }
+    return copy;
   }
 
   /** The number of NaN and infinite values found in the first pass, over every column. */
@@ -229,58 +264,6 @@ final class FeaturePlan implements Serializable {
   String nonFiniteColumns() {
     return String.join(
         ", ", columns.stream().filter(c -> c.nonFinite > 0).map(c -> c.name).toList());
-  }
-
-  static Kind kindOf(DataType t) {
-    if (t instanceof BooleanType) {
-      return null;
-    } else if (t instanceof NumericType || t instanceof DecimalType) {
-      return Kind.NUMERIC;
-    } else if (t instanceof DateType) {
-      return Kind.DATE;
-    } else if (t instanceof TimestampType) {
-      return Kind.TIMESTAMP;
-    } else if (t instanceof TimestampNTZType) {
-      return Kind.TIMESTAMP_NTZ;
-    } else if (t instanceof StringType) {
-      return Kind.STRING;
-    }
-    return null;
-  }
-
-  /**
-   * Spark SQL for the days or microseconds since the epoch of date or timestamp column {@code q}
-   * (quoted), whose mean is {@link Column#meanEpoch}.
-   */
-  static String epochSql(Kind kind, String q) {
-    switch (kind) {
-      case DATE:
-        return "unix_date(" + q + ")";
-      case TIMESTAMP:
-        return "unix_micros(" + q + ")";
-      case TIMESTAMP_NTZ: // unix_micros takes zoned timestamps only; this difference is zone-free
-        return "timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', " + q + ")";
-      default:
-        throw new AssertionError(kind);
-    }
-  }
-
-  /** The type of a column's {@code imputed} feature. */
-  static DataType imputedType(Kind kind) {
-    switch (kind) {
-      case NUMERIC:
-        return DataTypes.DoubleType;
-      case DATE:
-        return DataTypes.DateType;
-      case TIMESTAMP:
-        return DataTypes.TimestampType;
-      case TIMESTAMP_NTZ:
-        return DataTypes.TimestampNTZType;
-      case STRING:
-        return DataTypes.StringType;
-      default:
-        throw new AssertionError(kind);
-    }
   }
 
   /** The kernel's input columns: the supported ones, in input order. */

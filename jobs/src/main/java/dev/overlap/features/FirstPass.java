@@ -160,12 +160,17 @@ final class FirstPass {
           break;
         case STRING:
           List<String> top1 = proven(counts.get(i), bounds[i], want);
+          java.util.LinkedHashMap<String, Long> ranked = new java.util.LinkedHashMap<>();
           if (top1 == null) {
             onSpark.add(c.name);
-            top1 = SparkFirstPass.sparkTop(input, c.name, want);
+            ranked = SparkFirstPass.sparkTop(input, c.name, want);
+          } else {
+            // Proven, so their counts are exact: every batch's, or the second pass's.
+            for (String v : top1) {
+              ranked.put(v, counts.get(i).get(v));
+            }
           }
-          c.mode = top1.isEmpty() ? "" : top1.get(0);
-          c.vocabulary = List.copyOf(top1.subList(0, Math.min(vocabularySize, top1.size())));
+          c.setVocabulary(ranked, vocabularySize);
           break;
         default:
           throw new AssertionError(c.kind);
@@ -253,45 +258,5 @@ final class FirstPass {
 
   private static int unsigned(byte[] a, byte[] b) {
     return java.util.Arrays.compareUnsigned(a, b);
-  }
-
-  /**
-   * Partial moments combined by Chan et al.'s pairwise formulas; one value at a time ({@link
-   * #add}), that is Welford's update.
-   */
-  static final class Moments {
-    long n;
-    double mean;
-    double m2;
-    double min = Double.POSITIVE_INFINITY;
-    double max = Double.NEGATIVE_INFINITY;
-    long nonFinite;
-
-    /** One value; NaN and infinities are counted apart and left out. */
-    void add(double x) {
-      if (Double.isFinite(x)) {
-        merge(1, x, 0.0, x, x);
-      } else {
-        nonFinite++;
-      }
-    }
-
-    void merge(long nb, double meanB, double m2B, double minB, double maxB) {
-      if (n == 0) {
-        n = nb;
-        mean = meanB;
-        m2 = m2B;
-        min = minB;
-        max = maxB;
-        return;
-      }
-      long total = n + nb;
-      double delta = meanB - mean;
-      mean += delta * nb / total;
-      m2 += m2B + delta * delta * ((double) n * nb / total);
-      n = total;
-      min = Math.min(min, minB);
-      max = Math.max(max, maxB);
-    }
   }
 }

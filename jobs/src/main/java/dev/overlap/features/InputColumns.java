@@ -83,4 +83,19 @@ final class InputColumns {
               + String.join(", ", schema.fieldNames()));
     }
   }
+
+  /** The folder of the dataset's files (one, else the first and a count), or "a dataset". */
+  static String source(Dataset<Row> data) {
+    String[] files = data.inputFiles();
+    if (files.length == 0) {
+      return "a dataset not read from files";
+    }
+    java.util.Set<String> folders = new java.util.TreeSet<>();
+    for (String f : files) {
+      folders.add(new org.apache.hadoop.fs.Path(f).getParent().toString());
+    }
+    return folders.size() == 1
+        ? folders.iterator().next()
+        : folders.iterator().next() + " and " + (folders.size() - 1) + " more folders";
+  }
 }

@@ -49,7 +49,8 @@ final class ModelFiles {
           .add("nonNegative", DataTypes.BooleanType, false)
           .add("meanEpoch", DataTypes.LongType, false)
           .add("mode", DataTypes.StringType, false)
-          .add("vocabulary", DataTypes.createArrayType(DataTypes.StringType, false), false);
+          .add("vocabulary", DataTypes.createArrayType(DataTypes.StringType, false), false)
+          .add("vocabularyCounts", DataTypes.createArrayType(DataTypes.LongType, false), false);
 
   private ModelFiles() {}
 
@@ -152,6 +153,8 @@ final class ModelFiles {
         strings(model.putArray("inputNames"), plan.inputNames);
         strings(model.putArray("unsupported"), plan.unsupported);
         strings(model.putArray("vocabulariesFromSpark"), plan.vocabulariesFromSpark);
+        ObjectNode made = model.putObject("made");
+        plan.made.forEach((kind, features) -> strings(made.putArray(kind.name()), features));
       }
       spark
           .createDataset(List.of(meta.toString()), Encoders.STRING())
@@ -175,7 +178,8 @@ final class ModelFiles {
                   c.nonNegative,
                   c.meanEpoch,
                   c.mode,
-                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabulary).toSeq()));
+                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabulary).toSeq(),
+                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabularyCounts).toSeq()));
         }
         spark.createDataFrame(rows, COLUMNS).coalesce(1).write().parquet(path + "/data");
       }

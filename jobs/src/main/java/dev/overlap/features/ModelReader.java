@@ -82,6 +82,16 @@ final class ModelReader<T extends Params> extends MLReader<T> {
     model.path("inputNames").forEach(n -> plan.inputNames.add(n.asText()));
     model.path("unsupported").forEach(n -> plan.unsupported.add(n.asText()));
     model.path("vocabulariesFromSpark").forEach(n -> plan.vocabulariesFromSpark.add(n.asText()));
+    // Absent from models saved before features could be chosen: every kind got all of its own.
+    model
+        .path("made")
+        .fields()
+        .forEachRemaining(
+            e -> {
+              List<String> features = new java.util.ArrayList<>();
+              e.getValue().forEach(n -> features.add(n.asText()));
+              plan.made.put(FeaturePlan.Kind.valueOf(e.getKey()), List.copyOf(features));
+            });
     for (Row r : spark.read().parquet(path + "/data").collectAsList()) {
       FeaturePlan.Column c =
           new FeaturePlan.Column(
@@ -99,6 +109,11 @@ final class ModelReader<T extends Params> extends MLReader<T> {
       c.meanEpoch = r.getLong(10);
       c.mode = r.getString(11);
       c.vocabulary = List.copyOf(r.getList(12));
+      // Absent from models saved before the counts were kept: unknown there.
+      c.vocabularyCounts =
+          r.schema().getFieldIndex("vocabularyCounts").isDefined()
+              ? List.copyOf(r.getList(r.fieldIndex("vocabularyCounts")))
+              : List.of();
       plan.columns.add(c);
     }
     plan.columns.sort(java.util.Comparator.comparingInt(c -> plan.inputNames.indexOf(c.name)));

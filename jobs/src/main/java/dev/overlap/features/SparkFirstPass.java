@@ -44,7 +44,7 @@ final class SparkFirstPass {
         case DATE:
         case TIMESTAMP:
         case TIMESTAMP_NTZ:
-          aggs.add(functions.avg(functions.expr(FeaturePlan.epochSql(c.kind, q))));
+          aggs.add(functions.avg(functions.expr(FeatureKinds.epochSql(c.kind, q))));
           break;
         default:
           break;
@@ -89,9 +89,7 @@ final class SparkFirstPass {
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {
         // The most frequent values; the first is the imputed value even with no vocabulary.
-        List<String> top = sparkTop(input, c.name, Math.max(1, vocabularySize));
-        c.mode = top.isEmpty() ? "" : top.get(0);
-        c.vocabulary = List.copyOf(top.subList(0, Math.min(vocabularySize, top.size())));
+        c.setVocabulary(sparkTop(input, c.name, Math.max(1, vocabularySize)), vocabularySize);
       }
     }
     return plan;
@@ -127,8 +125,8 @@ final class SparkFirstPass {
    * ties by value: Spark's own aggregation. The aliases keep an input column named "count" from
    * clashing with the count.
    */
-  static List<String> sparkTop(Dataset<Row> input, String name, int n) {
-    List<String> top = new ArrayList<>();
+  static java.util.LinkedHashMap<String, Long> sparkTop(Dataset<Row> input, String name, int n) {
+    java.util.LinkedHashMap<String, Long> top = new java.util.LinkedHashMap<>();
     for (Row r :
         input
             .where(col(InputColumns.quote(name)).isNotNull())
@@ -137,7 +135,7 @@ final class SparkFirstPass {
             .orderBy(col("n").desc(), col("value").asc())
             .limit(n)
             .collectAsList()) {
-      top.add(r.getString(0));
+      top.put(r.getString(0), r.getLong(1));
     }
     return top;
   }

@@ -141,6 +141,13 @@ class FeatureEncoderTest {
     // rome, lima and kiev occur equally often (54 times each): both break the tie by value.
     assertEquals(List.of(indexer.labelsArray()[0]), model.vocabulary("city"));
     assertEquals(List.of("oslo", "bern", "kiev", "lima", "rome"), model.vocabulary("city"));
+    // The counts kept with the vocabulary are Spark's count of each value.
+    List<Long> counts = new java.util.ArrayList<>();
+    for (String v : model.vocabulary("city")) {
+      counts.add(train.where(org.apache.spark.sql.functions.col("city").equalTo(v)).count());
+    }
+    assertEquals(counts, model.vocabularyCounts("city"));
+    assertEquals(54L, counts.get(4));
     Map<Long, Row> ours = byId(model.transform(train));
     for (Row r : indexer.transform(train).where("city is not null").collectAsList()) {
       int got = ours.get(r.<Long>getAs("id")).<Integer>getAs("city_idx");
@@ -221,6 +228,8 @@ class FeatureEncoderTest {
     assertEquals("skip", loaded.getOrDefault(loaded.handleInvalid()));
     assertEquals(10, loaded.getOrDefault(loaded.vocabularySize()));
     assertEquals(model.fittedRows(), loaded.fittedRows());
+    assertEquals(model.vocabularyCounts("city"), loaded.vocabularyCounts("city"));
+    assertEquals(model.vocabulary("city").size(), loaded.vocabularyCounts("city").size());
     assertEquals(
         model.transform(test).orderBy("id").collectAsList(),
         loaded.transform(test).orderBy("id").collectAsList());
@@ -321,6 +330,14 @@ class FeatureEncoderTest {
     FeatureEncoderModel model = encoder().fitWithReports(train, first, first);
     assertTrue(model.fittedByKernels());
     assertTrue(first.gpuTasks() > 0, "the first pass ran no task on the GPU");
+    // The kernels' vocabulary and counts: Spark's count of each value.
+    for (int i = 0; i < model.vocabulary("city").size(); i++) {
+      String v = model.vocabulary("city").get(i);
+      assertEquals(
+          train.where(org.apache.spark.sql.functions.col("city").equalTo(v)).count(),
+          model.vocabularyCounts("city").get(i),
+          "count of " + v);
+    }
     PipelineReport report = PipelineReport.create(spark);
     Map<Long, Row> gpu = byId(model.transformWithReport(test, report));
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
