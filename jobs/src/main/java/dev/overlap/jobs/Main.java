@@ -2,6 +2,22 @@ package dev.overlap.jobs;
 
 import dev.overlap.executor.trace.TraceFiles;
 import dev.overlap.features.FeatureEncoderModel;
+import dev.overlap.jobs.cli.ErrorLines;
+import dev.overlap.jobs.cli.FatalExit;
+import dev.overlap.jobs.cli.InputFooters;
+import dev.overlap.jobs.cli.JobArgs;
+import dev.overlap.jobs.cli.JobPaths;
+import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.cli.PreFlight;
+import dev.overlap.jobs.cli.ProgressText;
+import dev.overlap.jobs.cli.SparkFolders;
+import dev.overlap.jobs.cli.StagedOutput;
+import dev.overlap.jobs.cli.StagedRecovery;
+import dev.overlap.jobs.cli.UsageException;
+import dev.overlap.jobs.etl.EtlJob;
+import dev.overlap.jobs.features.FeaturesJob;
+import dev.overlap.jobs.features.ModelOptions;
+import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.IOException;
 import java.nio.file.Paths;
 import java.util.Optional;
@@ -43,8 +59,8 @@ import org.slf4j.LoggerFactory;
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
-  static final String DEFAULT_DATA = "data/tpch-sf0.01";
-  static final double DEFAULT_SCALE = 0.01;
+  public static final String DEFAULT_DATA = "data/tpch-sf0.01";
+  public static final double DEFAULT_SCALE = 0.01;
 
   /** The shutdown hook runs before Spark's own (Hadoop's priority; Spark's is 40). */
   private static final int SHUTDOWN_PRIORITY = 50;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.jobs.FeaturesJob;
-import dev.overlap.jobs.JobSummary;
+import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.features.FeaturesJob;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;

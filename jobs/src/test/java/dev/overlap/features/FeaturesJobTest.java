@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.jobs.FeaturesJob;
-import dev.overlap.jobs.JobSummary;
-import dev.overlap.jobs.UsageException;
+import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.cli.UsageException;
+import dev.overlap.jobs.features.FeaturesJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;

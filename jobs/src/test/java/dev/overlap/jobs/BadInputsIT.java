@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.jobs.cli.StagedOutput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the terminal), and that every file that existed before (inputs, an earlier output, the files
  * beside them, the project itself) is byte-for-byte unchanged.
  */
-class BadInputsIT {
+public class BadInputsIT {
   @TempDir static Path tmp;
   static Path in;
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each now gives one line that names the option, path, column or key at fault, with no stack trace
  * on the terminal, and leaves the user's files as they were.
  */
-class ClearLinesIT {
+public class ClearLinesIT {
   @TempDir static Path tmp;
   static Path in;
 

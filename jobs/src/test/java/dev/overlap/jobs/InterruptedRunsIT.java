@@ -3,6 +3,7 @@ package dev.overlap.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.jobs.cli.StagedOutput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * byte for byte, or exactly the complete new one; nothing else is left beside it.
  */
 @Execution(ExecutionMode.CONCURRENT) // each test in its own folders: two at once (jobs/pom.xml)
-class InterruptedRunsIT {
+public class InterruptedRunsIT {
   @TempDir static Path tmp;
   static Path lineitem;
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * independently of the jobs' code. The kernels run on the GPU where this machine has one and on the
  * CPU otherwise; the summary's figures are checked for the path it says the run took.
  */
-class JobsEndToEndIT {
+public class JobsEndToEndIT {
   @TempDir static Path tmp;
   static SparkSession spark;
   static String lineitem;

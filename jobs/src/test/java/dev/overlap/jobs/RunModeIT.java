@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the examples' kernel (its CPU implementation here), its arguments passed unchanged; what it
  * cannot run is one line.
  */
-class RunModeIT {
+public class RunModeIT {
   private static final String APP =
       "package app;\n"
           + "import dev.overlap.executor.api.GpuPartitions;\n"

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the user's commands (./spark-submit.sh ...) as a user would, and keeps their output. */
-final class Shell {
+public final class Shell {
   /** The project root: the jobs module's parent. */
   static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 

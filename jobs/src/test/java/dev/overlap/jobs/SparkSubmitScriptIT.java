@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** spark-submit.sh's errors: each names what to fix, and nothing is started or overwritten. */
-class SparkSubmitScriptIT {
+public class SparkSubmitScriptIT {
   @TempDir Path tmp;
 
   private static String script() {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ./spark-submit.sh --master spark://...; the plugin must start in both executor JVMs and the
  * result must equal Spark SQL's. The cluster is shut down whatever happens.
  */
-class StandaloneClusterIT {
+public class StandaloneClusterIT {
   private static final Pattern STARTED =
       Pattern.compile("Overlap: executor (\\S+) (on GPU|has no usable GPU)");
 

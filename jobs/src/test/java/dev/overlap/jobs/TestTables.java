@@ -1,5 +1,6 @@
 package dev.overlap.jobs;
 
+import dev.overlap.jobs.tpch.TpchGenerate;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -9,10 +10,10 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /** Small real inputs for the end-to-end tests, written with Spark in the test's own JVM. */
-final class TestTables {
+public final class TestTables {
   private TestTables() {}
 
-  static SparkSession session() {
+  public static SparkSession session() {
     return SparkSession.builder()
         .master("local[2]")
         .config("spark.ui.enabled", "false")
@@ -21,7 +22,7 @@ final class TestTables {
   }
 
   /** TPC-H lineitem at scale factor 0.002 (about 12,000 rows) as one Parquet file under dir. */
-  static Dataset<Row> lineitem(SparkSession spark, Path dir) {
+  public static Dataset<Row> lineitem(SparkSession spark, Path dir) {
     List<Row> rows = new ArrayList<>();
     for (Iterator<Row> it = TpchGenerate.lineItems(0.002, 1, 1, null); it.hasNext(); ) {
       rows.add(it.next());

@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * Every file and folder under a root, with a SHA-256 of each file's bytes: two snapshots are equal
  * exactly when nothing under the root was added, removed or changed.
  */
-record TreeSnapshot(Path root, TreeMap<String, String> entries) {
+public record TreeSnapshot(Path root, TreeMap<String, String> entries) {
   /** Snapshots {@code root}, leaving out folders with the given names (build output, logs). */
   static TreeSnapshot of(Path root, Set<String> skipNames) {
     TreeMap<String, String> entries = new TreeMap<>();

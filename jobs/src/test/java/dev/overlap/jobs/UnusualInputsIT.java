@@ -3,6 +3,7 @@ package dev.overlap.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.jobs.etl.EtlInputs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * gives Spark SQL's Q1 and Q6; features on a double column with NaN and infinities, beside a column
  * named like the job's row id, gives finite features and counts what it set aside.
  */
-class UnusualInputsIT {
+public class UnusualInputsIT {
   @TempDir static Path tmp;
   static SparkSession spark;
 

@@ -1,0 +1,161 @@
+package dev.overlap.jobs.cli;
+
+import dev.overlap.executor.config.OverlapConfigException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.SparkThrowable;
+
+/**
+ * Turns whatever a job threw into the one line a user reads: what failed, naming the file, column,
+ * key or host at fault, and what to do. The full exception goes to the log, not to the terminal.
+ */
+public final class ErrorLines {
+  private static final Pattern FILE =
+      Pattern.compile("((?:file|hdfs|s3a?|gs|abfss?|dbfs):[^\\s'\"`\\]]+)");
+
+  /** One line, and whether the user's input or command was at fault (exit code 2) or not (1). */
+  public record Line(String text, boolean usage) {}
+
+  /** What the run knew before the failure: the output as the user named it, the input's files. */
+  public record Context(String output, InputFooters footers) {
+    public static final Context NONE = new Context(null, InputFooters.NONE);
+  }
+
+  private ErrorLines() {}
+
+  public static Line of(Throwable t, String job) {
+    return of(t, job, Context.NONE);
+  }
+
+  public static Line of(Throwable t, String job, Context context) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof UsageException) {
+        return new Line(c.getMessage(), true);
+      }
+      if (c instanceof OverlapConfigException) {
+        return new Line(c.getMessage(), true);
+      }
+    }
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      Line l = known(c, job, context);
+      if (l != null) {
+        return l;
+      }
+    }
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return new Line(
+        job + " failed: " + root.getClass().getSimpleName() + ": " + JobPaths.firstLine(root),
+        false);
+  }
+
+  private static Line known(Throwable c, String job, Context context) {
+    String msg = c.getMessage() == null ? "" : c.getMessage();
+    if (c instanceof SparkThrowable s && s.getCondition() != null) {
+      String cond = s.getCondition();
+      Map<String, String> params = s.getMessageParameters();
+      if (cond.startsWith("FAILED_READ_FILE")
+          || cond.startsWith("CANNOT_MERGE")
+          || cond.startsWith("PARQUET_COLUMN_DATA_TYPE_MISMATCH")) {
+        Optional<String> differ = context.footers().disagreement();
+        if (differ.isPresent()) {
+          return new Line(differ.get(), true);
+        }
+      }
+      if (cond.equals("UNABLE_TO_INFER_SCHEMA")) {
+        return new Line(
+            "the input holds no Parquet data Spark can read (no data files, or only empty ones);"
+                + " point --input at a folder of Parquet files",
+            true);
+      }
+      if (cond.startsWith("FAILED_READ_FILE") || cond.startsWith("CANNOT_READ_FILE_FOOTER")) {
+        String path = params.getOrDefault("path", fileIn(msg));
+        return new Line(
+            "input file '"
+                + path
+                + "' is not a readable Parquet file ("
+                + rootLine(c)
+                + "); remove it from the input or repair it",
+            true);
+      }
+      if (cond.equals("PATH_NOT_FOUND")) {
+        return new Line(
+            "path not found: " + params.getOrDefault("path", fileIn(msg)) + "; check --input",
+            true);
+      }
+    }
+    if (msg.contains("is not a Parquet file") || msg.contains("Could not read footer")) {
+      return new Line(
+          "input file '"
+              + fileIn(msg)
+              + "' is not a readable Parquet file; remove it from the input or repair it",
+          true);
+    }
+    if (msg.contains("No FileSystem for scheme")
+        || (c instanceof ClassNotFoundException && msg.contains("org.apache.hadoop.fs."))) {
+      return new Line(
+          "no Hadoop file system for this path ("
+              + JobPaths.firstLine(c)
+              + "): add its connector jars to the job (for s3a:"
+              + " --conf spark.jars.packages=org.apache.hadoop:hadoop-aws:3.4.1) or use a local"
+              + " path",
+          true);
+    }
+    if (msg.contains("Could not parse Master URL")) {
+      return new Line(
+          "--master is not a master URL Spark knows ("
+              + JobPaths.firstLine(c)
+              + "); use local[*], local[N], spark://host:port, yarn or k8s://...",
+          true);
+    }
+    if (msg.contains("No space left on device")) {
+      return new Line(
+          job
+              + " ran out of disk space ("
+              + JobPaths.firstLine(c)
+              + ") writing "
+              + (context.output() == null ? "its output" : "--output '" + context.output() + "'")
+              + " or Spark's local folders ("
+              + SparkFolders.localDirs()
+              + "); free some space, or choose an --output or spark.local.dir on a disk with room",
+          false);
+    }
+    if (!(c instanceof OutOfMemoryError)
+        && (msg.contains("exited with code 52")
+            || (msg.contains("ExecutorLostFailure") && msg.contains("OutOfMemoryError")))) {
+      return new Line(
+          job
+              + " lost an executor that ran out of memory ("
+              + JobPaths.firstLine(c)
+              + "); give executors more with --executor-memory (spark.executor.memory), e.g."
+              + " --executor-memory 8g",
+          false);
+    }
+    if (c instanceof OutOfMemoryError) {
+      return new Line(
+          job
+              + " ran out of memory in the driver ("
+              + JobPaths.firstLine(c)
+              + "); give it more with --driver-memory, e.g. --driver-memory 8g",
+          false);
+    }
+    return null;
+  }
+
+  private static String rootLine(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == t ? "unreadable" : JobPaths.firstLine(root);
+  }
+
+  private static String fileIn(String msg) {
+    Matcher m = FILE.matcher(msg);
+    return m.find() ? m.group(1).replaceAll("[.,;:]+$", "") : "?";
+  }
+}

@@ -1,0 +1,195 @@
+package dev.overlap.jobs.cli;
+
+import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.InputPath;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.api.PipelineTotals;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The one-screen summary every job prints at the end. */
+public final class JobSummary {
+  private final String job;
+  private final long start = System.nanoTime();
+  private final Map<String, PipelineReport> reports = new LinkedHashMap<>();
+  private final Map<String, String> phases = new LinkedHashMap<>();
+  private long rowsIn = -1;
+  // The executor in this JVM (local mode); its pipeline's counters bracket the job.
+  private final PipelineTotals before = PipelineTotals.current().orElse(null);
+
+  public JobSummary(String job) {
+    this.job = job;
+  }
+
+  public void add(String step, PipelineReport r) {
+    reports.put(step, r);
+  }
+
+  /**
+   * The rows the job read from its input, for a job whose steps read different inputs. Without it,
+   * "rows in" is the most rows any one step read: steps that read the same input (etl's Q1 and Q6
+   * both read lineitem) count it once.
+   */
+  public void rowsIn(long rows) {
+    rowsIn = rows;
+  }
+
+  /** A part of the wall time worth its own line, such as a pass that runs on Spark alone. */
+  public void phase(String name, long nanos, String what) {
+    phases.put(name, String.format(Locale.ROOT, "%.2f s (%s)", nanos / 1e9, what));
+  }
+
+  /** Records the phase that began at {@code since} ({@link System#nanoTime}); returns now. */
+  public long phaseSince(String name, long since, String what) {
+    long now = System.nanoTime();
+    phase(name, now - since, what);
+    return now;
+  }
+
+  /** A figure worth its own line that is not a time, such as a count of values set aside. */
+  public void note(String name, String text) {
+    phases.put(name, text);
+  }
+
+  /** How the step's GPU tasks got their input; for Parquet, what was decoded or why not. */
+  static String inputLine(String step, PipelineReport r) {
+    StringBuilder sb = new StringBuilder();
+    List<String> paths = new ArrayList<>();
+    for (InputPath p : InputPath.values()) {
+      long n = r.gpuTasks(p);
+      if (n > 0) {
+        String what = p.label() + " (" + n + (n == 1 ? " task" : " tasks");
+        if (p == InputPath.PARQUET) {
+          what +=
+              String.format(
+                  Locale.ROOT,
+                  ": %,d files, %,d row groups, %.2f GB compressed, decode %.2f s",
+                  r.parquetFiles(),
+                  r.parquetRowGroups(),
+                  r.parquetCompressedBytes() / 1e9,
+                  r.decodeNanos() / 1e9);
+        } else if (p == InputPath.RAPIDS) {
+          what +=
+              String.format(
+                  Locale.ROOT,
+                  ": %.2f s waiting for them, summed over the task threads: RAPIDS' operators,"
+                      + " its GPU admission, the cast to the kernel's types",
+                  r.rapidsBatchNanos() / 1e9);
+        }
+        paths.add(what + ")");
+      }
+    }
+    sb.append(String.format(Locale.ROOT, "%-14s input: %s%n", "", String.join("; ", paths)));
+    r.rapidsNotTaken()
+        .ifPresent(
+            why ->
+                sb.append(
+                    String.format(
+                        Locale.ROOT, "%-14s RAPIDS device batches not taken: %s%n", "", why)));
+    List<String> why = r.parquetFallbacks();
+    for (int i = 0; i < Math.min(3, why.size()); i++) {
+      sb.append(String.format(Locale.ROOT, "%-14s decoded on the host: %s%n", "", why.get(i)));
+    }
+    if (why.size() > 3) {
+      sb.append(
+          String.format(Locale.ROOT, "%-14s (%d more reasons in the log)%n", "", why.size() - 3));
+    }
+    return sb.toString();
+  }
+
+  public String render(long rowsOut, int slots) {
+    long wall = System.nanoTime() - start;
+    StringBuilder sb = new StringBuilder();
+    long in = rowsIn;
+    long gpuTasks = 0;
+    long cpuTasks = 0;
+    for (PipelineReport r : reports.values()) {
+      if (rowsIn < 0) {
+        in = Math.max(in, r.rowsIn());
+      }
+      gpuTasks += r.gpuTasks();
+      cpuTasks += r.cpuTasks();
+    }
+    // A step applied in a session without the plugin: what to set to load it.
+    java.util.Optional<String> noPlugin =
+        reports.values().stream().flatMap(r -> r.pluginNotLoaded().stream()).findFirst();
+    String path =
+        gpuTasks > 0 && cpuTasks == 0
+            ? "GPU"
+            : gpuTasks > 0
+                ? "mixed GPU and CPU"
+                : noPlugin
+                    .map(set -> "CPU path: plugin not loaded (set " + set + ")")
+                    .orElse("CPU (" + GpuStatus.current().reason() + ")");
+    sb.append("==== overlap ").append(job).append(" ====\n");
+    if (in >= 0) {
+      sb.append(String.format(Locale.ROOT, "rows in        %,d%n", in));
+    }
+    sb.append(String.format(Locale.ROOT, "rows out       %,d%n", rowsOut));
+    sb.append(String.format(Locale.ROOT, "wall           %.2f s%n", wall / 1e9));
+    phases.forEach((name, text) -> sb.append(String.format(Locale.ROOT, "%-14s %s%n", name, text)));
+    if (!reports.isEmpty()) {
+      sb.append("path           ").append(path).append('\n');
+    }
+    for (Map.Entry<String, PipelineReport> e : reports.entrySet()) {
+      PipelineReport r = e.getValue();
+      if (r.gpuTasks() > 0) {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (summed over %d task threads),"
+                    + " copy %.2f s, compute %.2f s, copy back %.2f s (summed over the download"
+                    + " threads)%n",
+                e.getKey(),
+                r.batches(),
+                r.bytesCopied() / 1e9,
+                r.busyNanos(PipelineStage.PACK) / 1e9,
+                slots,
+                r.busyNanos(PipelineStage.UPLOAD) / 1e9,
+                r.busyNanos(PipelineStage.COMPUTE) / 1e9,
+                r.busyNanos(PipelineStage.DOWNLOAD) / 1e9));
+        sb.append(inputLine(e.getKey(), r));
+      }
+      if (r.cpuTasks() > 0) {
+        // Rows are counted per step, not per path: beside GPU tasks, they are both paths' rows.
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-14s %d tasks on the CPU, %,d rows in, %,d out%s; busy: CPU kernel %.2f s"
+                    + " (summed over %d task threads, reading its input included)%n",
+                e.getKey(),
+                r.cpuTasks(),
+                r.rowsIn(),
+                r.rowsOut(),
+                r.gpuTasks() > 0 ? " (GPU and CPU tasks together)" : "",
+                r.cpuKernelNanos() / 1e9,
+                slots));
+      }
+    }
+    if (gpuTasks > 0) {
+      PipelineTotals d =
+          before == null ? null : PipelineTotals.current().map(t -> t.minus(before)).orElse(null);
+      if (d == null) {
+        sb.append("overlap        see the executors' plugin metrics (busyMillis.*)\n");
+      } else {
+        long gpuBusy =
+            d.busy(PipelineStage.UPLOAD)
+                + d.busy(PipelineStage.COMPUTE)
+                + d.busy(PipelineStage.DOWNLOAD);
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "overlap        %.2f s with two or more of copy, compute and copy back running at"
+                    + " once (%.0f %% of their %.2f s busy)%n",
+                d.overlapNanos() / 1e9,
+                gpuBusy == 0 ? 0.0 : 100.0 * d.overlapNanos() / gpuBusy,
+                gpuBusy / 1e9));
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,184 @@
+package dev.overlap.jobs.cli;
+
+import dev.overlap.jobs.Main;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.SparkConf;
+
+/**
+ * What {@link Main} checks before Spark starts, so that a mistake costs seconds and changes
+ * nothing: the standalone master answers, the input exists and holds data, the output is no mistake
+ * ({@link JobPaths}), and generate's tables fit the output's disk. Every refusal is a {@link
+ * UsageException}.
+ */
+public final class PreFlight {
+  /** Parquet bytes that generate writes per unit of scale factor (lineitem and orders). */
+  static final long BYTES_PER_SCALE = 300L << 20;
+
+  private PreFlight() {}
+
+  /**
+   * The job's output folder, checked against its input: {@code --output}, else {@code out/<job>}
+   * ({@code data/tpch-sf<SF>} for generate), replaced without {@code --overwrite}. What a killed
+   * run left beside it is put right first.
+   */
+  public static String output(JobArgs a, JobPaths paths) {
+    boolean defaultOutput = !a.has("--output");
+    String output =
+        a.get("--output")
+            .orElse(
+                a.job.equals("generate")
+                    ? "data/tpch-sf" + a.get("--scale").orElseThrow()
+                    : "out/" + a.job);
+    fileNames("--output", output);
+    a.get("--input").ifPresent(in -> fileNames("--input", in));
+    // Before anything else looks at the output: put right what a killed run left beside it.
+    paths.recover(output);
+    List<Path> inputs =
+        a.job.equals("generate")
+            ? List.of()
+            : a.get("--input")
+                .map(paths::input)
+                .orElse(List.of(paths.qualified(Main.DEFAULT_DATA)));
+    paths.checkOutputPlace(output, inputs);
+    paths.checkExistingOutput(
+        output,
+        a.job,
+        a.has(JobArgs.OVERWRITE) || defaultOutput,
+        a.has(JobArgs.OVERWRITE_UNMARKED));
+    Path out = paths.qualified(output);
+    if (PathRelations.isLocal(out)) {
+      java.nio.file.Path local = PathRelations.local(out);
+      Creatable.notDangling(local, "--output '" + output + "'");
+      Creatable.folder(local.getParent(), "--output '" + output + "'");
+    }
+    if (a.job.equals("generate")) {
+      checkRoom(paths, output, a.scale());
+    }
+    return output;
+  }
+
+  /**
+   * What the footers of {@code --input}'s Parquet files say ({@link InputFooters}); refuses an
+   * input whose data lies only in subfolders Spark does not read ({@link InputFiles}).
+   */
+  public static InputFooters inputFooters(JobArgs a, JobPaths paths) {
+    if (a.job.equals("generate") || a.get("--input").isEmpty()) {
+      return InputFooters.NONE;
+    }
+    String input = a.get("--input").get();
+    List<Path> matches = paths.input(input);
+    // Footers of a remote store cost a request each: fewer of them there.
+    int max = PathRelations.isLocal(paths.qualified(input)) ? InputFooters.MAX_FILES : 100;
+    return InputFooters.read(paths.conf(), InputFiles.of(paths.fs(input), input, matches, max));
+  }
+
+  /** Refuses a local path whose characters this JVM's locale cannot put in a file name. */
+  private static void fileNames(String option, String path) {
+    if (path.matches("[A-Za-z][A-Za-z0-9+.-]*:.*") && !path.startsWith("file:")) {
+      return; // not a local file name
+    }
+    String enc = System.getProperty("sun.jnu.encoding", "UTF-8");
+    try {
+      if (java.nio.charset.Charset.forName(enc).newEncoder().canEncode(path)) {
+        return;
+      }
+    } catch (IllegalArgumentException e) {
+      return; // an encoding Java does not know: let the file system say
+    }
+    throw new UsageException(
+        option
+            + " '"
+            + path
+            + "' has characters that file names cannot hold in this locale (its encoding is "
+            + enc
+            + "); run with a UTF-8 locale, e.g. LANG=C.UTF-8");
+  }
+
+  /** Refuses a scale factor whose tables would not fit the output's local file system. */
+  static void checkRoom(JobPaths paths, String output, double scale) {
+    JobPaths.FreeSpace free = paths.freeSpace(output);
+    long need = (long) Math.ceil(scale * BYTES_PER_SCALE);
+    if (free.bytes() >= 0 && need > free.bytes()) {
+      throw new UsageException(
+          String.format(
+              Locale.ROOT,
+              "--scale %s needs about %.1f GB for its Parquet files, but %s has %.1f GB free;"
+                  + " use a smaller --scale or an --output on a larger disk",
+              fmt(scale),
+              need / 1e9,
+              free.where(),
+              free.bytes() / 1e9));
+    }
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+
+  /**
+   * A standalone master that does not answer fails here, in seconds, rather than after Spark's
+   * minute of registration retries.
+   */
+  public static void checkMaster(String master, SparkConf conf) {
+    if (!master.startsWith("spark://")) {
+      return;
+    }
+    StringBuilder tried = new StringBuilder();
+    for (String hostPort : master.substring("spark://".length()).split(",")) {
+      int colon = hostPort.lastIndexOf(':');
+      String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+      int port;
+      try {
+        port = colon < 0 ? 7077 : Integer.parseInt(hostPort.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new UsageException(
+            "--master '"
+                + master
+                + "' has no valid port in '"
+                + hostPort
+                + "'; e.g. spark://host:7077");
+      }
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress(host, port), 3000);
+      } catch (IOException e) {
+        tried
+            .append(tried.length() == 0 ? "" : ", ")
+            .append(host)
+            .append(':')
+            .append(port)
+            .append(": ")
+            .append(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        continue;
+      }
+      Optional<String> wrong = MasterProbe.ask(conf, host, port);
+      if (wrong.isEmpty()) {
+        return;
+      }
+      throw new UsageException(
+          "--master "
+              + master
+              + ": "
+              + host
+              + ":"
+              + port
+              + " accepts connections but no Spark master answers there in "
+              + MasterProbe.TIMEOUT_S
+              + " s ("
+              + wrong.get()
+              + "); check the host and port (a standalone master listens on 7077 by default;"
+              + " 8080 is its web page)");
+    }
+    throw new UsageException(
+        "cannot reach the Spark master "
+            + master
+            + " (tried "
+            + tried
+            + "); is it running? Check --master, or start the master first");
+  }
+}

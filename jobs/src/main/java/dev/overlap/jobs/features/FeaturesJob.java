@@ -1,0 +1,235 @@
+package dev.overlap.jobs.features;
+
+import dev.overlap.executor.api.ParquetOutput;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.api.Written;
+import dev.overlap.features.FeatureEncoder;
+import dev.overlap.features.FeatureEncoderModel;
+import dev.overlap.features.FeatureInputException;
+import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.cli.PhaseProgress;
+import dev.overlap.jobs.cli.UsageException;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.AnalysisException;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The features job: a {@link FeatureEncoder} fitted on a Parquet input and applied to the same
+ * input, its output written as Parquet (encoded on the GPU when every input column is encoded).
+ * What each column type gets, and how NaN, infinities, nulls and names are treated: {@link
+ * FeatureEncoder}. The summary says which first pass ran, how many non-finite values were treated
+ * as missing, and how many features were made.
+ */
+public final class FeaturesJob {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+
+  private FeaturesJob() {}
+
+  /**
+   * Fits a {@link FeatureEncoder} on {@code input}'s Parquet and writes its features of the same
+   * data to {@code output}; returns the rows written. Public for the tests of other packages.
+   */
+  public static long run(
+      SparkSession spark, String input, String output, int vocab, JobSummary summary) {
+    return run(spark, input, output, vocab, ModelOptions.NONE, summary).rows();
+  }
+
+  /** The rows written, and the model that made them (fitted, or loaded). */
+  public record Result(long rows, FeatureEncoderModel model) {}
+
+  /**
+   * {@link #run}, with a saved model applied instead of a fit; the caller saves a fitted model
+   * ({@link #save}) once the output is in place.
+   */
+  public static Result run(
+      SparkSession spark,
+      String input,
+      String output,
+      int vocab,
+      ModelOptions options,
+      JobSummary summary) {
+    PipelineReport report = PipelineReport.create(spark);
+    Dataset<Row> in = read(spark, input);
+    FeatureEncoderModel model = model(spark, in, vocab, options, summary);
+    try {
+      return new Result(features(spark, in, output, model, summary, report), model);
+    } catch (FeatureInputException e) { // a saved model's columns the input lacks, say
+      throw new UsageException(e.getMessage(), e);
+    }
+  }
+
+  private static long features(
+      SparkSession spark,
+      Dataset<Row> in,
+      String output,
+      FeatureEncoderModel model,
+      JobSummary summary,
+      PipelineReport report) {
+    try (PhaseProgress p = PhaseProgress.start(spark, "features second pass")) {
+      return write(spark, in, output, model, summary, report);
+    }
+  }
+
+  private static long write(
+      SparkSession spark,
+      Dataset<Row> in,
+      String output,
+      FeatureEncoderModel model,
+      JobSummary summary,
+      PipelineReport report) {
+    long start = System.nanoTime();
+    if (model.passesThrough(in).isEmpty()) {
+      // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
+      // CPU implementation and Spark's writer on an executor without one.
+      Written w = model.writeParquet(in, ParquetOutput.to(output), report);
+      summary.phase(
+          "features",
+          System.nanoTime() - start,
+          "second pass and write: the features kernel, "
+              + (w.gpuTasks() > 0
+                  ? "its output encoded as Parquet on the GPU, only the file bytes copied back"
+                  : "its CPU implementation, Parquet written by Spark")
+              + String.format(Locale.ROOT, " (%d files, %.1f MB)", w.files(), w.bytes() / 1e6));
+      summary.add("features", report);
+      summary.rowsIn(report.rowsIn()); // the second pass reads every row once
+      return w.rows();
+    }
+    Dataset<Row> out = model.transformWithReport(in, report);
+    out.write().mode("overwrite").parquet(output);
+    summary.phase(
+        "features",
+        System.nanoTime() - start,
+        "second pass and write: the features kernel, its results back as rows and joined with the"
+            + " columns passed through, Parquet written by Spark");
+    summary.add("features", report);
+    summary.rowsIn(report.rowsIn()); // the second pass reads every row once
+    return spark.read().parquet(output).count();
+  }
+
+  /** Fits a model and saves it, writing no features; returns the rows it was fitted on. */
+  public static long fitOnly(
+      SparkSession spark, String input, int vocab, ModelOptions options, JobSummary summary) {
+    FeatureEncoderModel model = model(spark, read(spark, input), vocab, options, summary);
+    save(model, options, summary);
+    return model.fittedRows();
+  }
+
+  private static Dataset<Row> read(SparkSession spark, String input) {
+    Dataset<Row> in;
+    try {
+      in = spark.read().parquet(input);
+    } catch (Exception e) { // AnalysisException, which Java sees as checked
+      if (!(e instanceof AnalysisException a)
+          || !"COLUMN_ALREADY_EXISTS".equals(a.getCondition())) {
+        throw e;
+      }
+      String named = a.getMessageParameters().get("columnName");
+      throw new UsageException(
+          "input '"
+              + input
+              + "' has columns whose names differ only in case"
+              + (named == null ? "" : " (" + named + ")")
+              + ", and Spark resolves names ignoring case: rename one, or pass"
+              + " --conf spark.sql.caseSensitive=true",
+          e);
+    }
+    return in;
+  }
+
+  /** The saved model {@code --model} names, or one fitted on {@code in}; said in the summary. */
+  private static FeatureEncoderModel model(
+      SparkSession spark, Dataset<Row> in, int vocab, ModelOptions options, JobSummary summary) {
+    if (options.load() != null) {
+      long start = System.nanoTime();
+      FeatureEncoderModel model;
+      try {
+        // The job keeps a string outside the vocabulary (index N), whatever the model was saved
+        // with.
+        model = FeatureEncoderModel.load(options.load()).setHandleInvalid("keep");
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--model '" + options.load() + "': " + e.getMessage(), e);
+      }
+      summary.phase("load model", System.nanoTime() - start, "loaded from " + options.load());
+      summary.note("model", fitted(model));
+      describe(model, summary);
+      return model;
+    }
+    long start = System.nanoTime();
+    PipelineReport first = PipelineReport.create(spark);
+    PipelineReport counts = PipelineReport.create(spark);
+    FeatureEncoderModel model;
+    try (PhaseProgress p = PhaseProgress.start(spark, "features first pass")) {
+      model = new FeatureEncoder().setVocabularySize(vocab).fitWithReports(in, first, counts);
+    } catch (FeatureInputException e) {
+      throw new UsageException(e.getMessage(), e);
+    }
+    if (model.fittedByKernels()) {
+      summary.add("first pass", first);
+      summary.add("exact counts", counts);
+      List<String> onSpark = model.vocabulariesFromSpark();
+      summary.phase(
+          "first pass",
+          System.nanoTime() - start,
+          "statistics and vocabularies: partial aggregates per batch, merged on the driver"
+              + (onSpark.isEmpty() ? "" : "; vocabularies from Spark for " + onSpark));
+    } else {
+      summary.phase(
+          "first pass", System.nanoTime() - start, "statistics and vocabularies, on Spark alone");
+    }
+    if (model.nonFiniteValues() > 0) {
+      summary.note(
+          "non-finite",
+          model.nonFiniteValues()
+              + " values in "
+              + String.join(", ", model.nonFiniteColumns())
+              + " treated as missing");
+    }
+    describe(model, summary);
+    return model;
+  }
+
+  private static void describe(FeatureEncoderModel model, JobSummary summary) {
+    int made = 0;
+    for (String c : model.encodedColumns()) {
+      List<String> features = model.features(c);
+      made += features.size();
+      LOG.info("features: {} -> {}", c, String.join(", ", features));
+    }
+    summary.note(
+        "encoded",
+        model.encodedColumns().length
+            + " columns into "
+            + made
+            + " features (the run's log lists them per column)");
+  }
+
+  private static String fitted(FeatureEncoderModel model) {
+    return "fitted on "
+        + model.fittedOn()
+        + ", "
+        + String.format(Locale.ROOT, "%,d", model.fittedRows())
+        + " rows, at "
+        + java.time.Instant.ofEpochMilli(model.fittedAt())
+            .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+  }
+
+  /** Saves the fitted model where {@code --save-model} says, replacing only a model (checked). */
+  public static void save(FeatureEncoderModel model, ModelOptions options, JobSummary summary) {
+    if (options.save() == null || options.load() != null) {
+      return;
+    }
+    long start = System.nanoTime();
+    try {
+      (options.overwrite() ? model.write().overwrite() : model.write()).save(options.save());
+    } catch (java.io.IOException e) {
+      throw new UsageException("--save-model '" + options.save() + "': " + e.getMessage(), e);
+    }
+    summary.phase("save model", System.nanoTime() - start, "to " + options.save());
+    summary.note("model", fitted(model));
+  }
+}

@@ -1,0 +1,220 @@
+package dev.overlap.jobs.tpch;
+
+import dev.overlap.jobs.cli.ProgressText;
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.spark.Success$;
+import org.apache.spark.scheduler.AccumulableInfo;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerExecutorMetricsUpdate;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.LongAccumulator;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The progress line of {@link TpchGenerate}: how many of the orders both tables are generated from
+ * are done, what share that is and, from the rate so far, about how long is left. Redrawn in place
+ * with a carriage return on a terminal, every 250 ms; elsewhere (a log), once every 10 %.
+ */
+public final class TpchProgress implements AutoCloseable {
+  private final SparkSession spark;
+  private final double scaleFactor;
+  private final long orders;
+  private final PrintStream out;
+  private final String run = UUID.randomUUID().toString();
+  private final LongAdder live = new LongAdder();
+  private final LongAccumulator acc;
+  private final AtomicLong finished = new AtomicLong();
+  private final Map<Long, Long> running = new ConcurrentHashMap<>();
+  private final Set<Long> ended = ConcurrentHashMap.newKeySet();
+  private final SparkListener listener;
+  private final ScheduledExecutorService timer;
+  private final boolean terminal;
+  private final long start = System.nanoTime();
+  private final int width;
+  private volatile String table = "lineitem";
+  private volatile boolean done;
+  private int lastDecile = -1;
+  private int lastLength;
+  private String lastText = "";
+  private long firstSeen = -1;
+  private long firstOrders;
+
+  /**
+   * @param terminal whether {@code out} is a terminal: the line is redrawn in place, else a line is
+   *     printed every 10 %
+   */
+  TpchProgress(
+      SparkSession spark, double scaleFactor, long orders, PrintStream out, boolean terminal) {
+    this.spark = spark;
+    this.terminal = terminal;
+    this.scaleFactor = scaleFactor;
+    this.orders = orders;
+    this.out = out;
+    this.width = ProgressText.terminalWidth();
+    acc = spark.sparkContext().longAccumulator("overlap.tpch.ordersGenerated");
+    TpchOrderCounter.LIVE.put(run, live);
+    long id = acc.id();
+    listener =
+        new SparkListener() {
+          @Override
+          public void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate u) {
+            for (var t : CollectionConverters.asJava(u.accumUpdates())) {
+              Long task = (Long) t._1();
+              Long v = valueOf(t._4(), id);
+              // A heartbeat sent before a task ended may arrive after its end.
+              if (v != null && !ended.contains(task)) {
+                running.put(task, v);
+              }
+            }
+          }
+
+          @Override
+          public void onTaskEnd(SparkListenerTaskEnd end) {
+            ended.add(end.taskInfo().taskId());
+            running.remove(end.taskInfo().taskId());
+            Long v = valueOf(end.taskInfo().accumulables(), id);
+            if (end.reason() == Success$.MODULE$ && v != null) {
+              finished.addAndGet(v);
+            }
+          }
+        };
+    spark.sparkContext().addSparkListener(listener);
+    timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tpch-generate-progress");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.scheduleAtFixedRate(this::show, 250, 250, TimeUnit.MILLISECONDS);
+  }
+
+  /** This task's value of the accumulator, from a task's accumulator updates. */
+  private static Long valueOf(scala.collection.Seq<AccumulableInfo> infos, long id) {
+    for (AccumulableInfo info : CollectionConverters.asJava(infos)) {
+      if (info.id() == id && info.update().isDefined()) {
+        Object v = info.update().get();
+        return v instanceof Long ? (Long) v : null;
+      }
+    }
+    return null;
+  }
+
+  TpchOrderCounter counter() {
+    return new TpchOrderCounter(run, acc);
+  }
+
+  /** The table now being written. */
+  void table(String name) {
+    table = name;
+  }
+
+  /** Called when both tables are written: the next line is the last, at 100 %. */
+  void done() {
+    done = true;
+  }
+
+  /** Orders generated so far, over both tables, as executors reported them. */
+  long reported() {
+    long n = finished.get();
+    for (long v : running.values()) {
+      n += v;
+    }
+    return n;
+  }
+
+  /** Orders generated so far: what the executors reported, or more if counted in this JVM. */
+  private long generated() {
+    return Math.max(live.sum(), reported());
+  }
+
+  private synchronized void show() {
+    if (done) {
+      return;
+    }
+    long total = 2 * orders;
+    long n = Math.min(generated(), total);
+    long now = System.nanoTime();
+    if (n > 0 && firstSeen < 0) {
+      // The rate is measured from the first orders seen: not from the start, which includes
+      // starting the job and the generator's setup, paid once.
+      firstSeen = now;
+      firstOrders = n;
+    }
+    int percent = (int) Math.min(99, 100 * n / Math.max(1, total));
+    if (!terminal && percent / 10 == lastDecile) {
+      return;
+    }
+    lastDecile = percent / 10;
+    long tableOrders = table.equals("lineitem") ? Math.min(n, orders) : Math.max(0, n - orders);
+    String text =
+        ProgressText.line(
+            scaleFactor,
+            percent,
+            table,
+            tableOrders,
+            orders,
+            firstSeen < 0
+                ? ProgressText.timeLeft(0, 0, total)
+                : ProgressText.timeLeft(now - firstSeen, n - firstOrders, total - firstOrders));
+    if (!text.equals(lastText)) {
+      lastText = text;
+      print(text, false);
+    }
+  }
+
+  private void print(String text, boolean last) {
+    StringBuilder sb = new StringBuilder(terminal ? "\r" : "").append(text);
+    // Cover what was on the line before: a longer line of ours, or Spark's stage progress bar.
+    int cover = terminal ? Math.max(lastLength, width - 1) : 0;
+    while (sb.length() - 1 < cover) {
+      sb.append(' ');
+    }
+    lastLength = text.length();
+    out.print(terminal ? sb : sb.append('\n'));
+    if (last && terminal) {
+      out.println();
+    }
+    out.flush();
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    try {
+      timer.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    spark.sparkContext().removeSparkListener(listener);
+    TpchOrderCounter.LIVE.remove(run);
+    synchronized (this) {
+      long took = System.nanoTime() - start;
+      print(
+          done
+              ? String.format(
+                  Locale.ROOT,
+                  "generating TPC-H SF %s: 100%% (%,d orders and their line items) in %s",
+                  ProgressText.format(scaleFactor),
+                  orders,
+                  ProgressText.duration(took))
+              : String.format(
+                  Locale.ROOT,
+                  "generating TPC-H SF %s: stopped after %s",
+                  ProgressText.format(scaleFactor),
+                  ProgressText.duration(took)),
+          true);
+    }
+  }
+}
