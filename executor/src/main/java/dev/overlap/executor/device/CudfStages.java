@@ -8,11 +8,11 @@ import ai.rapids.cudf.HostMemoryAllocator;
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pack.BatchLayout;
 import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.rows.HostTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -238,8 +238,8 @@ public final class CudfStages
   }
 
   @Override
-  public String outOfMemory(Stage stage, Throwable failure) {
-    return stage == Stage.UPLOAD
+  public String outOfMemory(PipelineStage stage, Throwable failure) {
+    return stage == PipelineStage.UPLOAD
         ? DeviceMemory.describe("kernel " + kernel.name() + "'s upload", uploadAsked, failure)
         : DeviceMemory.describe("kernel " + kernel.name(), -1, failure);
   }

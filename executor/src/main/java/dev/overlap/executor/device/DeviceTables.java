@@ -5,11 +5,11 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.pipeline.PackedBatch;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.rows.HostTable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -218,8 +218,8 @@ public final class DeviceTables {
     }
 
     @Override
-    public String outOfMemory(Stage stage, Throwable failure) {
-      return kernelStages.outOfMemory(Stage.COMPUTE, failure);
+    public String outOfMemory(PipelineStage stage, Throwable failure) {
+      return kernelStages.outOfMemory(PipelineStage.COMPUTE, failure);
     }
 
     @Override

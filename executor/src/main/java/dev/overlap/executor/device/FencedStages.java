@@ -1,7 +1,7 @@
 package dev.overlap.executor.device;
 
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.BatchStages;
-import dev.overlap.executor.pipeline.Stage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -74,7 +74,7 @@ public final class FencedStages<
   // fenced nothing is split or retried.
 
   @Override
-  public String outOfMemory(Stage stage, Throwable failure) {
+  public String outOfMemory(PipelineStage stage, Throwable failure) {
     return health.fenced() ? null : stages.outOfMemory(stage, failure);
   }
 

@@ -2,7 +2,7 @@ package dev.overlap.executor.device;
 
 import ai.rapids.cudf.NvtxColor;
 import ai.rapids.cudf.NvtxRange;
-import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.TaskTag;
 
@@ -13,11 +13,11 @@ import dev.overlap.executor.pipeline.TaskTag;
  * and a pop cost a few tens of nanoseconds.
  */
 public final class NvtxStages implements StageListener {
-  private static final String[] NAMES = new String[Stage.values().length];
-  private static final NvtxColor[] COLORS = new NvtxColor[Stage.values().length];
+  private static final String[] NAMES = new String[PipelineStage.values().length];
+  private static final NvtxColor[] COLORS = new NvtxColor[PipelineStage.values().length];
 
   static {
-    for (Stage s : Stage.values()) {
+    for (PipelineStage s : PipelineStage.values()) {
       NAMES[s.ordinal()] = "overlap " + s.name().toLowerCase(java.util.Locale.ROOT);
       COLORS[s.ordinal()] =
           switch (s) {
@@ -30,13 +30,14 @@ public final class NvtxStages implements StageListener {
   }
 
   @Override
-  public void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long startNanos) {
+  public void stageStarted(
+      PipelineStage stage, TaskTag task, long batch, long bytes, long startNanos) {
     NvtxRange.pushRange(NAMES[stage.ordinal()], COLORS[stage.ordinal()]);
   }
 
   @Override
   public void stageEnded(
-      Stage stage,
+      PipelineStage stage,
       TaskTag task,
       long batch,
       long bytes,

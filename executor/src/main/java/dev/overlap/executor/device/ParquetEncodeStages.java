@@ -6,10 +6,10 @@ import ai.rapids.cudf.ParquetWriterOptions;
 import ai.rapids.cudf.Table;
 import ai.rapids.cudf.TableWriter;
 import dev.overlap.executor.api.ParquetOutput;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
 import dev.overlap.executor.pipeline.OutOfDeviceMemoryException;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.rows.HostTable;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import org.apache.spark.sql.types.StructType;
  * <p>The task's current file is open in cuDF's writer between batches. A file ends when it reached
  * {@link ParquetOutput#rowsPerFile} rows (at a batch's end), or when the task's thread calls {@link
  * #finish} after its last result; ending a file writes its footer (rewritten by {@link
- * ParquetFooter} when the schema has timestamps without time zone). {@link #close} (the task's end,
+ * FooterRewrite} when the schema has timestamps without time zone). {@link #close} (the task's end,
  * whatever it was) drops an open file; the task's commit protocol deletes what it wrote.
  *
  * <p>Thread safety: {@link #download}, {@link #finish} and {@link #close} hold this object's lock,
@@ -225,7 +225,7 @@ public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCl
     buffers.subList(before, buffers.size()).clear();
     lengths.subList(before, lengths.size()).clear();
     Closing.all(written);
-    return ParquetFooter.markLocalTimestamps(end.toByteArray(), localTimestamps);
+    return FooterRewrite.markLocalTimestamps(end.toByteArray(), localTimestamps);
   }
 
   private EncodedParquet drain(long rows, boolean ends, byte[] tail) {
@@ -245,7 +245,7 @@ public final class ParquetEncodeStages<H extends AutoCloseable, D extends AutoCl
   }
 
   @Override
-  public String outOfMemory(Stage stage, Throwable failure) {
+  public String outOfMemory(PipelineStage stage, Throwable failure) {
     return inner.outOfMemory(stage, failure);
   }
 

@@ -7,9 +7,9 @@ import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.HybridScanReader;
 import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.Closing;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.rows.HostTable;
 import dev.overlap.executor.scan.ChunkBatch;
 import dev.overlap.executor.scan.FileColumns;
@@ -159,9 +159,9 @@ public final class ParquetStages
   }
 
   @Override
-  public String outOfMemory(Stage stage, Throwable failure) {
+  public String outOfMemory(PipelineStage stage, Throwable failure) {
     String kernel = "kernel " + kernelStages.kernelName();
-    return stage == Stage.UPLOAD
+    return stage == PipelineStage.UPLOAD
         ? DeviceMemory.describe(kernel + "'s Parquet upload", uploadAsked, failure)
         : DeviceMemory.describe(
             computeStep.equals("kernel") ? kernel : kernel + "'s " + computeStep, -1, failure);

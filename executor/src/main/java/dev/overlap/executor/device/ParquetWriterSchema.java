@@ -45,7 +45,7 @@ public final class ParquetWriterSchema {
         .build();
   }
 
-  /** For each column, whether it holds timestamps without time zone (see {@link ParquetFooter}). */
+  /** For each column, whether it holds timestamps without time zone (see {@link FooterRewrite}). */
   static boolean[] localTimestamps(StructType schema) {
     boolean[] ntz = new boolean[schema.fields().length];
     for (int i = 0; i < ntz.length; i++) {

@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -85,11 +86,14 @@ final class Batch<R extends AutoCloseable> {
    * Runs one stage on the batch's value; its input is closed afterwards unless a device allocation
    * failed (then it is kept for {@link #retry} or {@link #split}).
    */
-  Outcome runStage(Stage stage) {
+  Outcome runStage(PipelineStage stage) {
     try {
       flow.run(stage);
     } catch (Throwable t) {
-      String oom = stage == Stage.UPLOAD || stage == Stage.COMPUTE ? outOfMemory(stage, t) : null;
+      String oom =
+          stage == PipelineStage.UPLOAD || stage == PipelineStage.COMPUTE
+              ? outOfMemory(stage, t)
+              : null;
       if (oom != null) {
         outOfMemory = oom;
         lastFailure = t;
@@ -98,7 +102,7 @@ final class Batch<R extends AutoCloseable> {
       return failed(stage, t);
     }
     flow.closeSpent();
-    if (stage == Stage.COMPUTE) {
+    if (stage == PipelineStage.COMPUTE) {
       try {
         charge(flow.outputBytes());
       } catch (RuntimeException e) {
@@ -108,7 +112,7 @@ final class Batch<R extends AutoCloseable> {
     return Outcome.DONE;
   }
 
-  private String outOfMemory(Stage stage, Throwable t) {
+  private String outOfMemory(PipelineStage stage, Throwable t) {
     try {
       return flow.stages().outOfMemory(stage, t);
     } catch (RuntimeException e) {
@@ -118,7 +122,7 @@ final class Batch<R extends AutoCloseable> {
   }
 
   /** Fails the lane with {@code t}; only once what the batch holds is closed does it leave. */
-  private Outcome failed(Stage stage, Throwable t) {
+  private Outcome failed(PipelineStage stage, Throwable t) {
     flow.close();
     lane.failed(this, stage, t);
     fail(lane.abandonCause());
@@ -153,7 +157,7 @@ final class Batch<R extends AutoCloseable> {
    *
    * @return the parts, in order; empty when the input cannot be split (nothing changed)
    */
-  List<Batch<R>> split(Stage stage) {
+  List<Batch<R>> split(PipelineStage stage) {
     List<? extends BatchFlow<?, ?, ?, R>> flows;
     try {
       flows = flow.split(stage);
@@ -212,7 +216,7 @@ final class Batch<R extends AutoCloseable> {
   /**
    * The batch ran out of device memory and cannot be split: it fails its lane with {@code line}.
    */
-  void failOutOfMemory(Stage stage, String line) {
+  void failOutOfMemory(PipelineStage stage, String line) {
     failed(stage, new OutOfDeviceMemoryException(line, lastFailure));
   }
 

@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,7 +41,7 @@ final class BatchFlow<
   }
 
   /** Runs {@code stage} on the value it takes. */
-  void run(Stage stage) throws Exception {
+  void run(PipelineStage stage) throws Exception {
     switch (stage) {
       case UPLOAD -> {
         device = stages.upload(host);
@@ -72,16 +73,16 @@ final class BatchFlow<
    *
    * @return empty when it cannot be split; the input is then still held
    */
-  List<BatchFlow<H, D, O, R>> split(Stage stage) {
+  List<BatchFlow<H, D, O, R>> split(PipelineStage stage) {
     List<BatchFlow<H, D, O, R>> flows = new ArrayList<>();
-    if (stage == Stage.UPLOAD && host != null) {
+    if (stage == PipelineStage.UPLOAD && host != null) {
       List<H> parts = stages.splitHost(host);
       if (!parts.isEmpty()) {
         parts.forEach(h -> flows.add(new BatchFlow<>(stages, h, null)));
         Batch.closeQuietly(host);
         host = null;
       }
-    } else if (stage == Stage.COMPUTE && device != null) {
+    } else if (stage == PipelineStage.COMPUTE && device != null) {
       List<D> parts = stages.splitDevice(device);
       if (!parts.isEmpty()) {
         parts.forEach(d -> flows.add(new BatchFlow<>(stages, null, d)));

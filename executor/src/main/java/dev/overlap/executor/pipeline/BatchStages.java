@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.List;
 
 /**
@@ -47,7 +48,7 @@ public interface BatchStages<
    * goes, naming what asked and for how many bytes (e.g. "kernel q1 asked for 1.00 GiB in
    * compute"). Null for any other failure, which fails the task at once. Default: always null.
    */
-  default String outOfMemory(Stage stage, Throwable failure) {
+  default String outOfMemory(PipelineStage stage, Throwable failure) {
     return null;
   }
 

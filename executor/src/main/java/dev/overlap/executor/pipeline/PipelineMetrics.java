@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,20 +14,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * figure counts time with two or more different stages running, not two download threads.
  */
 public final class PipelineMetrics {
-  private final AtomicLongArray busyNanos = new AtomicLongArray(Stage.values().length);
+  private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong bytesUploaded = new AtomicLong();
   private final AtomicLong failedBatches = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong split = new AtomicLong();
   // Threads running each stage now, and how many stages have at least one.
-  private final int[] active = new int[Stage.values().length];
+  private final int[] active = new int[PipelineStage.values().length];
   private int activeStages;
   private long lastChange;
   private long overlapNanos;
 
   /** A stage thread starts work on a batch; returns the time, read under the lock. */
-  synchronized long stageStarted(Stage stage) {
+  synchronized long stageStarted(PipelineStage stage) {
     long now = System.nanoTime();
     accrue(now);
     if (active[stage.ordinal()]++ == 0) {
@@ -36,7 +37,7 @@ public final class PipelineMetrics {
   }
 
   /** A stage thread finished its batch; returns the time, read under the lock. */
-  synchronized long stageEnded(Stage stage) {
+  synchronized long stageEnded(PipelineStage stage) {
     long now = System.nanoTime();
     accrue(now);
     if (--active[stage.ordinal()] == 0) {
@@ -57,13 +58,13 @@ public final class PipelineMetrics {
     return overlapNanos;
   }
 
-  void addBusy(Stage stage, long nanos) {
+  void addBusy(PipelineStage stage, long nanos) {
     busyNanos.addAndGet(stage.ordinal(), nanos);
   }
 
   /** Packing happens on task threads, outside the pipeline; they report it here. */
   public void addPacking(long nanos) {
-    addBusy(Stage.PACK, nanos);
+    addBusy(PipelineStage.PACK, nanos);
   }
 
   void batchDone(long bytes) {
@@ -94,8 +95,8 @@ public final class PipelineMetrics {
   }
 
   public Snapshot snapshot() {
-    Map<Stage, Long> busy = new EnumMap<>(Stage.class);
-    for (Stage s : Stage.values()) {
+    Map<PipelineStage, Long> busy = new EnumMap<>(PipelineStage.class);
+    for (PipelineStage s : PipelineStage.values()) {
       busy.put(s, busyNanos.get(s.ordinal()));
     }
     return new Snapshot(busy, batches.get(), bytesUploaded.get(), failedBatches.get(), overlap());
@@ -106,14 +107,18 @@ public final class PipelineMetrics {
    * during which at least two of the upload, compute and download threads were working at once.
    */
   public record Snapshot(
-      Map<Stage, Long> busyNanos, long batches, long bytes, long failed, long overlapNanos) {
-    public long busy(Stage s) {
+      Map<PipelineStage, Long> busyNanos,
+      long batches,
+      long bytes,
+      long failed,
+      long overlapNanos) {
+    public long busy(PipelineStage s) {
       return busyNanos.getOrDefault(s, 0L);
     }
 
     public Snapshot minus(Snapshot earlier) {
-      Map<Stage, Long> busy = new EnumMap<>(Stage.class);
-      for (Stage s : Stage.values()) {
+      Map<PipelineStage, Long> busy = new EnumMap<>(PipelineStage.class);
+      for (PipelineStage s : PipelineStage.values()) {
         busy.put(s, busy(s) - earlier.busy(s));
       }
       return new Snapshot(

@@ -1,5 +1,7 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
+
 /**
  * Told when a stage of a batch starts and ends, on the thread that runs it: the pipeline's upload,
  * compute and download threads, and the task's own thread for {@link Stage#PACK}. Both calls of one
@@ -16,13 +18,13 @@ public interface StageListener {
    * @param bytes the batch's bytes when known at the start (device bytes for the pipeline's stages,
    *     0 for packing)
    */
-  void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long startNanos);
+  void stageStarted(PipelineStage stage, TaskTag task, long batch, long bytes, long startNanos);
 
   /**
    * @param ok false when the stage threw
    */
   void stageEnded(
-      Stage stage,
+      PipelineStage stage,
       TaskTag task,
       long batch,
       long bytes,
@@ -40,14 +42,21 @@ public interface StageListener {
     }
     return new StageListener() {
       @Override
-      public void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long start) {
+      public void stageStarted(
+          PipelineStage stage, TaskTag task, long batch, long bytes, long start) {
         first.stageStarted(stage, task, batch, bytes, start);
         second.stageStarted(stage, task, batch, bytes, start);
       }
 
       @Override
       public void stageEnded(
-          Stage stage, TaskTag task, long batch, long bytes, long start, long end, boolean ok) {
+          PipelineStage stage,
+          TaskTag task,
+          long batch,
+          long bytes,
+          long start,
+          long end,
+          boolean ok) {
         second.stageEnded(stage, task, batch, bytes, start, end, ok);
         first.stageEnded(stage, task, batch, bytes, start, end, ok);
       }

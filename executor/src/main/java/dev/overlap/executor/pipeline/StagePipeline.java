@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +101,7 @@ public final class StagePipeline implements AutoCloseable {
     for (int i = 0; i < downloadThreads; i++) {
       // The first keeps the plain name: one download thread is the common case.
       String n = name + "-download" + (i == 0 ? "" : "-" + (i + 1));
-      down.add(new StageThread(this, n, Stage.DOWNLOAD, threadInit, this::afterDownload));
+      down.add(new StageThread(this, n, PipelineStage.DOWNLOAD, threadInit, this::afterDownload));
     }
     this.downloaders = List.copyOf(down);
     this.lanesPerDownloader = new int[downloadThreads];
@@ -108,11 +109,11 @@ public final class StagePipeline implements AutoCloseable {
         new StageThread(
             this,
             name + "-compute",
-            Stage.COMPUTE,
+            PipelineStage.COMPUTE,
             threadInit,
             b -> downloaders.get(b.lane().downloader()).offer(b));
     this.uploader =
-        new StageThread(this, name + "-upload", Stage.UPLOAD, threadInit, computer::offer);
+        new StageThread(this, name + "-upload", PipelineStage.UPLOAD, threadInit, computer::offer);
     List<StageThread> all = new ArrayList<>(List.of(uploader, computer));
     all.addAll(downloaders);
     this.workers = List.copyOf(all);
@@ -170,7 +171,7 @@ public final class StagePipeline implements AutoCloseable {
    * the task threads' {@link Stage#PACK}, which runs outside the pipeline.
    */
   public static void started(
-      StageListener l, Stage stage, TaskTag task, long batch, long bytes, long start) {
+      StageListener l, PipelineStage stage, TaskTag task, long batch, long bytes, long start) {
     if (l != null) {
       try {
         l.stageStarted(stage, task, batch, bytes, start);
@@ -183,7 +184,7 @@ public final class StagePipeline implements AutoCloseable {
   /** Tells {@code l} (when not null) that a stage ended; what it throws is logged, not thrown. */
   public static void ended(
       StageListener l,
-      Stage stage,
+      PipelineStage stage,
       TaskTag task,
       long batch,
       long bytes,
@@ -279,9 +280,9 @@ public final class StagePipeline implements AutoCloseable {
    *
    * @return false when the pipeline closes or {@code b}'s task ends first
    */
-  boolean drainAfter(Stage stage, Batch<?> b) {
+  boolean drainAfter(PipelineStage stage, Batch<?> b) {
     List<StageThread> after = new ArrayList<>(downloaders);
-    if (stage == Stage.UPLOAD) {
+    if (stage == PipelineStage.UPLOAD) {
       after.add(computer);
     }
     while (after.stream().anyMatch(StageThread::busy)) {
@@ -302,7 +303,7 @@ public final class StagePipeline implements AutoCloseable {
    * The one line of a batch that does not fit in device memory and cannot be split: what asked and
    * how much (the stages' words), the budget, and the device's free memory.
    */
-  String outOfMemoryLine(Batch<?> b, Stage stage) {
+  String outOfMemoryLine(Batch<?> b, PipelineStage stage) {
     long free = b.flow().stages().freeDeviceBytes();
     return String.format(
         "out of device memory: %s, for batch %s of %s, which cannot be split further; device"

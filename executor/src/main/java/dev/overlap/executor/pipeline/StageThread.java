@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -22,7 +23,7 @@ final class StageThread extends Thread {
 
   private final BlockingQueue<Batch<?>> queue = new LinkedBlockingQueue<>();
   private final StagePipeline pipeline;
-  private final Stage stage;
+  private final PipelineStage stage;
   private final Runnable threadInit;
   private final Consumer<Batch<?>> next;
   private volatile boolean stopping;
@@ -33,7 +34,7 @@ final class StageThread extends Thread {
   StageThread(
       StagePipeline pipeline,
       String name,
-      Stage stage,
+      PipelineStage stage,
       Runnable threadInit,
       Consumer<Batch<?>> next) {
     super(name);

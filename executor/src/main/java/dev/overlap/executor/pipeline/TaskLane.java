@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -39,7 +40,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   // this.
   private final Deque<ResultSlot<R>> pending = new ArrayDeque<>();
   private final AtomicLong submitted = new AtomicLong();
-  private final AtomicLongArray busyNanos = new AtomicLongArray(Stage.values().length);
+  private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);
   private volatile boolean closed;
   private volatile Throwable failure;
   // The index of the first batch that failed; the batches from it on are dropped.
@@ -231,11 +232,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   }
 
   /** Nanoseconds the pipeline's threads spent in {@code stage} on this lane's batches. */
-  public long busyNanos(Stage stage) {
+  public long busyNanos(PipelineStage stage) {
     return busyNanos.get(stage.ordinal());
   }
 
-  void addBusy(Stage stage, long nanos) {
+  void addBusy(PipelineStage stage, long nanos) {
     busyNanos.addAndGet(stage.ordinal(), nanos);
   }
 
@@ -263,7 +264,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return !closed && b.index() < failedIndex;
   }
 
-  void failed(Batch<?> b, Stage stage, Throwable t) {
+  void failed(Batch<?> b, PipelineStage stage, Throwable t) {
     synchronized (this) {
       failedIndex = Math.min(failedIndex, b.index());
       if (failure == null) {

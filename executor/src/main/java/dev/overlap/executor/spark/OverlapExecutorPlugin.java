@@ -3,12 +3,12 @@ package dev.overlap.executor.spark;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.ByteSize;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.device.GpuHealth;
 import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.pipeline.BatchTracker;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.trace.TraceOutput;
 import dev.overlap.executor.trace.TraceRecorder;
@@ -203,7 +203,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
   }
 
   private static void registerMetrics(MetricRegistry registry, GpuRuntime runtime) {
-    for (Stage s : Stage.values()) {
+    for (PipelineStage s : PipelineStage.values()) {
       registry.register(
           "busyMillis." + s.name().toLowerCase(java.util.Locale.ROOT),
           (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().busy(s) / 1_000_000);

@@ -292,7 +292,7 @@ public final class PartitionRunner implements Serializable {
   private void record(InputPath path, TaskDriver.Figures f, Results<?, ?> mode) {
     Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
     nanos.put(PipelineStage.PACK, f.packNanos());
-    f.busyNanos().forEach((s, n) -> nanos.put(SparkEngine.publicStage(s), n));
+    f.busyNanos().forEach(nanos::put);
     report.addGpuTask(
         new JobReport.GpuTask(
             path,

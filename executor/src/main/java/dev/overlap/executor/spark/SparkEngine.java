@@ -11,7 +11,6 @@ import dev.overlap.executor.api.Written;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pack.ColumnType;
 import dev.overlap.executor.pipeline.PipelineMetrics;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.trace.Diagnostics;
 import java.util.EnumMap;
 import java.util.Iterator;
@@ -279,15 +278,10 @@ public final class SparkEngine implements Engine {
     return ExecutorState.runtime().map(r -> totals(r.pipeline().metrics().snapshot()));
   }
 
-  /** The public stage a pipeline stage is reported as. */
-  static PipelineStage publicStage(Stage s) {
-    return PipelineStage.valueOf(s.name());
-  }
-
   static PipelineTotals totals(PipelineMetrics.Snapshot s) {
     Map<PipelineStage, Long> busy = new EnumMap<>(PipelineStage.class);
-    for (Stage stage : Stage.values()) {
-      busy.put(publicStage(stage), s.busy(stage));
+    for (PipelineStage stage : PipelineStage.values()) {
+      busy.put(stage, s.busy(stage));
     }
     return new PipelineTotals(busy, s.batches(), s.bytes(), s.overlapNanos());
   }

@@ -1,12 +1,12 @@
 package dev.overlap.executor.spark;
 
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.BatchTracker;
 import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.ResultBatch;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
@@ -64,7 +64,7 @@ public final class TaskDriver<
       long bytes,
       long packNanos,
       long upstreamNanos,
-      Map<Stage, Long> busyNanos,
+      Map<PipelineStage, Long> busyNanos,
       long stagingWaitNanos,
       long resultWaitNanos) {}
 
@@ -206,7 +206,7 @@ public final class TaskDriver<
       H batch;
       TaskTag before = BatchTracker.enter(lane.tag());
       try {
-        StagePipeline.started(l, Stage.PACK, lane.tag(), packed, 0, start);
+        StagePipeline.started(l, PipelineStage.PACK, lane.tag(), packed, 0, start);
         batch = source.fill(buf, giveBack);
       } catch (RuntimeException | Error e) {
         try {
@@ -214,7 +214,8 @@ public final class TaskDriver<
         } catch (RuntimeException | Error r) {
           e.addSuppressed(r);
         }
-        StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
+        StagePipeline.ended(
+            l, PipelineStage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
         throw e;
       } finally {
         BatchTracker.leave(before);
@@ -230,7 +231,8 @@ public final class TaskDriver<
         } else {
           upstreamNanos += took;
         }
-        StagePipeline.ended(l, Stage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
+        StagePipeline.ended(
+            l, PipelineStage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
         if (batch.rows() == 0) {
           batch.close();
           break;
@@ -267,8 +269,11 @@ public final class TaskDriver<
       reportHeld();
     }
     if (onFinish != null) {
-      Map<Stage, Long> nanos = new EnumMap<>(Stage.class);
-      for (Stage s : new Stage[] {Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD}) {
+      Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
+      for (PipelineStage s :
+          new PipelineStage[] {
+            PipelineStage.UPLOAD, PipelineStage.COMPUTE, PipelineStage.DOWNLOAD
+          }) {
         nanos.put(s, lane.busyNanos(s));
       }
       onFinish.accept(

@@ -1,6 +1,6 @@
 package dev.overlap.executor.trace;
 
-import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.api.PipelineStage;
 import java.util.Locale;
 
 /**
@@ -22,7 +22,7 @@ public enum SpanKind {
   }
 
   /** The span of a pipeline stage. */
-  public static SpanKind of(Stage s) {
+  public static SpanKind of(PipelineStage s) {
     return switch (s) {
       case PACK -> PACK;
       case UPLOAD -> UPLOAD;

@@ -1,6 +1,6 @@
 package dev.overlap.executor.trace;
 
-import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.TaskTag;
 import java.util.ArrayList;
@@ -76,11 +76,12 @@ public final class TraceRecorder implements StageListener {
   }
 
   @Override
-  public void stageStarted(Stage stage, TaskTag task, long batch, long bytes, long startNanos) {}
+  public void stageStarted(
+      PipelineStage stage, TaskTag task, long batch, long bytes, long startNanos) {}
 
   @Override
   public void stageEnded(
-      Stage stage,
+      PipelineStage stage,
       TaskTag task,
       long batch,
       long bytes,

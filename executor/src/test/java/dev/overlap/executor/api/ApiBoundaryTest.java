@@ -97,7 +97,7 @@ class ApiBoundaryTest {
           "api",
           Set.of(),
           "pipeline",
-          Set.of(),
+          Set.of("api"),
           "config",
           Set.of("api"),
           "pack",

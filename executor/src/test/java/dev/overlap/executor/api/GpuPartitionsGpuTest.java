@@ -1,27 +1,25 @@
 package dev.overlap.executor.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.rapids.cudf.ColumnVector;
-import ai.rapids.cudf.Cuda;
-import ai.rapids.cudf.PinnedMemoryPool;
-import ai.rapids.cudf.Rmm;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.spark.ExecutorState;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.GpuSession;
 import dev.overlap.executor.testing.TestData;
 import java.nio.file.Files;
+import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,37 +35,21 @@ class GpuPartitionsGpuTest {
 
   @BeforeAll
   static void start() {
-    assumeTrue(Cuda.isEnvCompatibleForTesting(), "no GPU");
     spark =
-        SparkSession.builder()
-            .master("local[4]")
-            .appName("gpu-suite")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.overlap.staging.bufferSize", "1m")
-            .config("spark.overlap.staging.buffers", "3")
-            .config("spark.overlap.batch.maxRows", "700")
-            .config("spark.overlap.prefetch.maxBytes", "2m")
-            .getOrCreate();
+        GpuSession.start(
+            "gpu-suite",
+            "local[4]",
+            Map.of("spark.overlap.batch.maxRows", "700", "spark.overlap.prefetch.maxBytes", "2m"));
+  }
+
+  @AfterEach
+  void nothingHeld() {
+    GpuSession.assertNothingHeld(spark);
   }
 
   @AfterAll
   static void stop() {
-    if (spark == null) {
-      return;
-    }
-    try {
-      // Every task has ended: no batch may still hold device memory, and every pinned result
-      // buffer must be back in the pool (only the staging buffers, allocated first, remain).
-      assertEquals(0, Rmm.getTotalBytesAllocated(), "device memory leaked");
-      long staging = 3L << 20;
-      try (var rest =
-          PinnedMemoryPool.tryAllocate(PinnedMemoryPool.getTotalPoolSizeBytes() - staging)) {
-        assertNotNull(rest, "pinned host memory leaked");
-      }
-    } finally {
-      spark.stop();
-    }
+    GpuSession.stop(spark);
   }
 
   @Test

@@ -3,7 +3,6 @@ package dev.overlap.executor.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.rapids.cudf.BinaryOp;
 import ai.rapids.cudf.ColumnVector;
@@ -17,6 +16,7 @@ import ai.rapids.cudf.Table;
 import dev.overlap.executor.device.GpuRuntime;
 import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.spark.ExecutorState;
+import dev.overlap.executor.testing.GpuSession;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -92,19 +92,18 @@ class GpuSoakGpuTest {
 
   @BeforeAll
   static void start() {
-    assumeTrue(Cuda.isEnvCompatibleForTesting(), "no GPU");
+    // Four attempts per task: a failed or killed attempt runs again.
     spark =
-        SparkSession.builder()
-            // Four attempts per task: a failed or killed attempt runs again.
-            .master("local[8,4]")
-            .appName("gpu-soak")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.overlap.staging.bufferSize", "1m")
-            .config("spark.overlap.staging.buffers", "4")
-            .config("spark.overlap.batch.maxRows", "128")
-            .config("spark.overlap.prefetch.maxBytes", "4m")
-            .getOrCreate();
+        GpuSession.start(
+            "gpu-soak",
+            "local[8,4]",
+            Map.of(
+                "spark.overlap.staging.buffers",
+                "4",
+                "spark.overlap.batch.maxRows",
+                "128",
+                "spark.overlap.prefetch.maxBytes",
+                "4m"));
   }
 
   @AfterAll

@@ -1,22 +1,18 @@
 package dev.overlap.executor.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.rapids.cudf.ColumnVector;
-import ai.rapids.cudf.Cuda;
-import ai.rapids.cudf.PinnedMemoryPool;
-import ai.rapids.cudf.Rmm;
 import ai.rapids.cudf.Table;
-import dev.overlap.executor.pack.PinnedShare;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.GpuSession;
 import dev.overlap.executor.testing.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -33,6 +29,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -50,38 +47,22 @@ class GpuWriteGpuTest {
 
   @BeforeAll
   static void start() throws IOException {
-    assumeTrue(Cuda.isEnvCompatibleForTesting(), "no GPU");
     root = Files.createTempDirectory("overlap-write");
     spark =
-        SparkSession.builder()
-            .master("local[4]")
-            .appName("gpu-write")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.overlap.staging.bufferSize", "1m")
-            .config("spark.overlap.staging.buffers", "3")
-            .config("spark.overlap.batch.maxRows", "700")
-            .config("spark.overlap.prefetch.maxBytes", "2m")
-            .getOrCreate();
+        GpuSession.start(
+            "gpu-write",
+            "local[4]",
+            Map.of("spark.overlap.batch.maxRows", "700", "spark.overlap.prefetch.maxBytes", "2m"));
+  }
+
+  @AfterEach
+  void nothingHeld() {
+    GpuSession.assertNothingHeld(spark);
   }
 
   @AfterAll
   static void stop() {
-    if (spark == null) {
-      return;
-    }
-    try {
-      assertEquals(0, Rmm.getTotalBytesAllocated(), "device memory leaked");
-      long staging = 3L << 20;
-      try (var rest =
-          PinnedMemoryPool.tryAllocate(PinnedMemoryPool.getTotalPoolSizeBytes() - staging)) {
-        assertNotNull(rest, "pinned host memory leaked");
-      }
-      // Every pinned result buffer gave its bytes back to the share when it was closed.
-      assertEquals(0, PinnedShare.held(), "pinned share not given back");
-    } finally {
-      spark.stop();
-    }
+    GpuSession.stop(spark);
   }
 
   private static List<Path> parts(Path dir) throws IOException {

@@ -3,20 +3,21 @@ package dev.overlap.executor.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
-import ai.rapids.cudf.Rmm;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.testing.GpuSession;
 import dev.overlap.executor.testing.TestData;
 import java.nio.file.Files;
+import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -33,28 +34,17 @@ class OutOfDeviceMemoryGpuTest {
 
   @BeforeAll
   static void start() {
-    assumeTrue(Cuda.isEnvCompatibleForTesting(), "no GPU");
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("gpu-oom")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.overlap.staging.bufferSize", "1m")
-            .config("spark.overlap.staging.buffers", "3")
-            .config("spark.overlap.batch.maxRows", "700")
-            .getOrCreate();
+    spark = GpuSession.start("gpu-oom", "local[2]", Map.of("spark.overlap.batch.maxRows", "700"));
+  }
+
+  @AfterEach
+  void nothingHeld() {
+    GpuSession.assertNothingHeld(spark);
   }
 
   @AfterAll
   static void stop() {
-    if (spark != null) {
-      try {
-        assertEquals(0, Rmm.getTotalBytesAllocated(), "device memory leaked");
-      } finally {
-        spark.stop();
-      }
-    }
+    GpuSession.stop(spark);
   }
 
   /** Returns its input; first asks for more memory than the device has when given many rows. */

@@ -1,26 +1,24 @@
 package dev.overlap.executor.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import ai.rapids.cudf.Cuda;
-import ai.rapids.cudf.PinnedMemoryPool;
-import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.GpuSession;
 import dev.overlap.executor.testing.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -41,35 +39,19 @@ class ParquetScanGpuTest {
 
   @BeforeAll
   static void start() throws Exception {
-    assumeTrue(Cuda.isEnvCompatibleForTesting(), "no GPU");
     root = Files.createTempDirectory("overlap-scan");
     spark =
-        SparkSession.builder()
-            .master("local[4]")
-            .appName("gpu-scan")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.overlap.staging.bufferSize", "1m")
-            .config("spark.overlap.staging.buffers", "3")
-            .config("spark.overlap.prefetch.maxBytes", "8m")
-            .getOrCreate();
+        GpuSession.start("gpu-scan", "local[4]", Map.of("spark.overlap.prefetch.maxBytes", "8m"));
+  }
+
+  @AfterEach
+  void nothingHeld() {
+    GpuSession.assertNothingHeld(spark);
   }
 
   @AfterAll
   static void stop() {
-    if (spark == null) {
-      return;
-    }
-    try {
-      assertEquals(0, Rmm.getTotalBytesAllocated(), "device memory leaked");
-      long staging = 3L << 20;
-      try (var rest =
-          PinnedMemoryPool.tryAllocate(PinnedMemoryPool.getTotalPoolSizeBytes() - staging)) {
-        assertNotNull(rest, "pinned host memory leaked");
-      }
-    } finally {
-      spark.stop();
-    }
+    GpuSession.stop(spark);
   }
 
   /** The kernel's columns, in TestData's order, from a scan whose files have them reversed. */

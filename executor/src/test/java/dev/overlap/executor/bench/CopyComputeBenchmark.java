@@ -10,6 +10,7 @@ import ai.rapids.cudf.Rmm;
 import ai.rapids.cudf.RmmAllocationMode;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.device.CudfStages;
 import dev.overlap.executor.device.StreamPair;
 import dev.overlap.executor.pack.BatchLayout;
@@ -18,7 +19,6 @@ import dev.overlap.executor.pack.HostBatch;
 import dev.overlap.executor.pack.HostBatchWriter;
 import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.PipelineMetrics;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
 import dev.overlap.executor.rows.HostTable;
@@ -246,8 +246,8 @@ public final class CopyComputeBenchmark {
                 }
                 long end = System.nanoTime();
                 PipelineMetrics.Snapshot d = p.metrics().snapshot().minus(before);
-                busy[0] = d.busy(Stage.UPLOAD) / 1e9;
-                busy[1] = d.busy(Stage.COMPUTE) / 1e9;
+                busy[0] = d.busy(PipelineStage.UPLOAD) / 1e9;
+                busy[1] = d.busy(PipelineStage.COMPUTE) / 1e9;
                 return (end - s) / 1e9;
               } catch (InterruptedException e) {
                 throw new RuntimeException(e);

@@ -57,7 +57,7 @@ class FencedStagesTest {
     }
 
     @Override
-    public String outOfMemory(dev.overlap.executor.pipeline.Stage stage, Throwable failure) {
+    public String outOfMemory(dev.overlap.executor.api.PipelineStage stage, Throwable failure) {
       return "kernel asked for 8 bytes in " + stage;
     }
 
@@ -93,7 +93,7 @@ class FencedStagesTest {
     RuntimeException oom = new RuntimeException("out_of_memory");
     assertEquals(
         "kernel asked for 8 bytes in COMPUTE",
-        s.outOfMemory(dev.overlap.executor.pipeline.Stage.COMPUTE, oom));
+        s.outOfMemory(dev.overlap.executor.api.PipelineStage.COMPUTE, oom));
     assertEquals(2, s.splitHost(new Value("host")).size());
     try (FencedStages.OnDevice<Value> device = s.upload(new Value("host"))) {
       List<FencedStages.OnDevice<Value>> parts = s.splitDevice(device);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -107,7 +108,7 @@ class OutOfMemoryTest {
     }
 
     @Override
-    public String outOfMemory(Stage stage, Throwable t) {
+    public String outOfMemory(PipelineStage stage, Throwable t) {
       return t instanceof FakeOom f
           ? "kernel fake asked for " + f.bytes + " bytes in " + stage.label()
           : null;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.api.PipelineStage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -259,17 +260,17 @@ class StagePipelineTest {
   @Test
   void twoDownloadThreadsAtOnceAreNotCountedAsOverlap() throws Exception {
     PipelineMetrics m = new PipelineMetrics();
-    m.stageStarted(Stage.DOWNLOAD);
-    m.stageStarted(Stage.DOWNLOAD);
+    m.stageStarted(PipelineStage.DOWNLOAD);
+    m.stageStarted(PipelineStage.DOWNLOAD);
     Thread.sleep(20);
-    m.stageEnded(Stage.DOWNLOAD);
-    m.stageEnded(Stage.DOWNLOAD);
+    m.stageEnded(PipelineStage.DOWNLOAD);
+    m.stageEnded(PipelineStage.DOWNLOAD);
     assertEquals(0, m.snapshot().overlapNanos());
-    m.stageStarted(Stage.UPLOAD);
-    m.stageStarted(Stage.DOWNLOAD);
+    m.stageStarted(PipelineStage.UPLOAD);
+    m.stageStarted(PipelineStage.DOWNLOAD);
     Thread.sleep(20);
-    m.stageEnded(Stage.DOWNLOAD);
-    m.stageEnded(Stage.UPLOAD);
+    m.stageEnded(PipelineStage.DOWNLOAD);
+    m.stageEnded(PipelineStage.UPLOAD);
     assertTrue(m.snapshot().overlapNanos() >= 15_000_000L, "upload beside download overlaps");
   }
 
@@ -287,13 +288,20 @@ class StagePipelineTest {
     pipeline.listener(
         new StageListener() {
           @Override
-          public void stageStarted(Stage s, TaskTag task, long batch, long bytes, long start) {
+          public void stageStarted(
+              PipelineStage s, TaskTag task, long batch, long bytes, long start) {
             heard.add(task.name() + batch + " " + s + " start " + Thread.currentThread().getName());
           }
 
           @Override
           public void stageEnded(
-              Stage s, TaskTag task, long batch, long bytes, long start, long end, boolean ok) {
+              PipelineStage s,
+              TaskTag task,
+              long batch,
+              long bytes,
+              long start,
+              long end,
+              boolean ok) {
             assertTrue(ok && end >= start && bytes == 10 && task.taskId() == 9);
             heard.add(task.name() + batch + " " + s + " end " + Thread.currentThread().getName());
           }
@@ -329,13 +337,20 @@ class StagePipelineTest {
     pipeline.listener(
         new StageListener() {
           @Override
-          public void stageStarted(Stage s, TaskTag task, long batch, long bytes, long start) {
+          public void stageStarted(
+              PipelineStage s, TaskTag task, long batch, long bytes, long start) {
             throw new IllegalStateException("listener bug");
           }
 
           @Override
           public void stageEnded(
-              Stage s, TaskTag task, long batch, long bytes, long start, long end, boolean ok) {
+              PipelineStage s,
+              TaskTag task,
+              long batch,
+              long bytes,
+              long start,
+              long end,
+              boolean ok) {
             throw new IllegalStateException("listener bug");
           }
         });

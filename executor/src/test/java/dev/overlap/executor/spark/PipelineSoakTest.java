@@ -3,6 +3,7 @@ package dev.overlap.executor.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.BatchTracker;
@@ -12,7 +13,6 @@ import dev.overlap.executor.pipeline.OutOfDeviceMemoryException;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.PipelineTaskException;
 import dev.overlap.executor.pipeline.ResultBatch;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskTag;
 import java.util.ArrayList;
@@ -83,7 +83,7 @@ class PipelineSoakTest {
       int batches,
       int rowsPerBatch,
       Fate fate,
-      Stage stage,
+      PipelineStage stage,
       int at,
       int killAfterMillis,
       boolean interrupt) {
@@ -103,14 +103,16 @@ class PipelineSoakTest {
           .toList();
     }
 
-    boolean faultAt(Stage s, int batch) {
+    boolean faultAt(PipelineStage s, int batch) {
       return (fate == Fate.FAILS || fate.outOfMemory()) && stage == s && at == batch;
     }
   }
 
   static List<Plan> plans(Random r) {
-    Stage[] faultStages = {Stage.PACK, Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD};
-    Stage[] memoryStages = {Stage.UPLOAD, Stage.COMPUTE};
+    PipelineStage[] faultStages = {
+      PipelineStage.PACK, PipelineStage.UPLOAD, PipelineStage.COMPUTE, PipelineStage.DOWNLOAD
+    };
+    PipelineStage[] memoryStages = {PipelineStage.UPLOAD, PipelineStage.COMPUTE};
     List<Plan> plans = new ArrayList<>();
     for (int id = 0; id < TASKS; id++) {
       int batches = 1 + r.nextInt(6);
@@ -119,7 +121,7 @@ class PipelineSoakTest {
       if (r.nextInt(10) == 0) {
         fate = Fate.values()[1 + r.nextInt(Fate.values().length - 1)];
       }
-      Stage stage =
+      PipelineStage stage =
           fate.outOfMemory()
               ? memoryStages[r.nextInt(memoryStages.length)]
               : faultStages[r.nextInt(faultStages.length)];
@@ -253,7 +255,7 @@ class PipelineSoakTest {
 
     @Override
     public Filled fill(Buf staging, Runnable release) {
-      if (plan.faultAt(Stage.PACK, filled)) {
+      if (plan.faultAt(PipelineStage.PACK, filled)) {
         release.run();
         throw new IllegalArgumentException("task " + plan.id() + ": bad input in batch " + filled);
       }
@@ -277,7 +279,7 @@ class PipelineSoakTest {
   }
 
   /** An injected device allocation failure, as cuDF reports one. */
-  static OutOfMemoryError injectedOom(Plan p, Stage s) {
+  static OutOfMemoryError injectedOom(Plan p, PipelineStage s) {
     return new OutOfMemoryError(
         "Could not allocate native memory: injected in " + s + " of task " + p.id());
   }
@@ -294,7 +296,7 @@ class PipelineSoakTest {
       this.plan = plan;
     }
 
-    private void inject(Stage s, Held in) throws InterruptedException {
+    private void inject(PipelineStage s, Held in) throws InterruptedException {
       if (plan.faultAt(s, in.batch)) {
         switch (plan.fate()) {
           case OOM_ONCE -> {
@@ -312,7 +314,7 @@ class PipelineSoakTest {
               throw new IllegalStateException("task " + plan.id() + ": injected failure in " + s);
         }
       }
-      if (plan.fate() == Fate.KILLED && s == Stage.COMPUTE && in.batch == 1) {
+      if (plan.fate() == Fate.KILLED && s == PipelineStage.COMPUTE && in.batch == 1) {
         // A slow kernel, as CUDA runs one: the interrupt does not end it.
         sleepThroughInterrupts(200);
       } else if ((in.values.length + in.batch) % 17 == 0) {
@@ -322,24 +324,24 @@ class PipelineSoakTest {
 
     @Override
     public Held upload(Filled in) throws InterruptedException {
-      inject(Stage.UPLOAD, in);
+      inject(PipelineStage.UPLOAD, in);
       return new Held(plan, in.batch, in.values.clone());
     }
 
     @Override
     public Held compute(Held in) throws InterruptedException {
-      inject(Stage.COMPUTE, in);
+      inject(PipelineStage.COMPUTE, in);
       return new Held(plan, in.batch, LongStream.of(in.values).map(Plan::out).toArray());
     }
 
     @Override
     public Rows download(Held in) throws InterruptedException {
-      inject(Stage.DOWNLOAD, in);
+      inject(PipelineStage.DOWNLOAD, in);
       return new Rows(plan, in.batch, in.values.clone());
     }
 
     @Override
-    public String outOfMemory(Stage stage, Throwable t) {
+    public String outOfMemory(PipelineStage stage, Throwable t) {
       return t instanceof OutOfMemoryError && t.getMessage().startsWith("Could not allocate")
           ? "kernel soak asked for " + t.getMessage().length() + " bytes in " + stage.label()
           : null;
@@ -552,7 +554,7 @@ class PipelineSoakTest {
                       && f.getCause() instanceof InterruptedException),
               who + ": " + f);
       case FAILS -> {
-        if (p.stage() == Stage.PACK) {
+        if (p.stage() == PipelineStage.PACK) {
           assertTrue(f instanceof IllegalArgumentException, who + ": " + f);
         } else {
           assertTrue(f instanceof PipelineTaskException, who + ": " + f);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pack.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.BatchTracker;
@@ -14,7 +15,6 @@ import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.PipelineTaskException;
 import dev.overlap.executor.pipeline.ResultBatch;
-import dev.overlap.executor.pipeline.Stage;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskTag;
@@ -230,18 +230,20 @@ class TaskDriverTest {
 
   /** Every start and end, in the order the listener heard them. */
   static final class Heard implements StageListener {
-    record Event(boolean start, Stage stage, long task, long batch, long bytes, long thread) {}
+    record Event(
+        boolean start, PipelineStage stage, long task, long batch, long bytes, long thread) {}
 
     final List<Event> events = new ArrayList<>();
 
     @Override
-    public synchronized void stageStarted(Stage stage, TaskTag t, long batch, long bytes, long s) {
+    public synchronized void stageStarted(
+        PipelineStage stage, TaskTag t, long batch, long bytes, long s) {
       events.add(new Event(true, stage, t.taskId(), batch, bytes, Thread.currentThread().getId()));
     }
 
     @Override
     public synchronized void stageEnded(
-        Stage stage, TaskTag t, long batch, long bytes, long s, long e, boolean ok) {
+        PipelineStage stage, TaskTag t, long batch, long bytes, long s, long e, boolean ok) {
       assertTrue(ok && e >= s);
       events.add(new Event(false, stage, t.taskId(), batch, bytes, Thread.currentThread().getId()));
     }
@@ -269,7 +271,9 @@ class TaskDriverTest {
     d.forEachRemaining(r -> {});
     d.finish();
     assertAllReturned();
-    Stage[] order = {Stage.PACK, Stage.UPLOAD, Stage.COMPUTE, Stage.DOWNLOAD};
+    PipelineStage[] order = {
+      PipelineStage.PACK, PipelineStage.UPLOAD, PipelineStage.COMPUTE, PipelineStage.DOWNLOAD
+    };
     long me = Thread.currentThread().getId();
     for (int b = 0; b < 10; b++) {
       List<Heard.Event> events = heard.of(b);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.overlap.executor.pipeline.Stage;
+import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.TaskTag;
 import java.io.StringReader;
 import java.io.StringWriter;
@@ -35,14 +35,14 @@ class TraceRecorderTest {
   /** Two batches of one task: packed on this thread, then through the three pipeline threads. */
   private static TraceRecorder twoBatches() throws Exception {
     TraceRecorder r = new TraceRecorder(1000 * MS, 100);
-    Map<Stage, ExecutorService> threads = new EnumMap<>(Stage.class);
+    Map<PipelineStage, ExecutorService> threads = new EnumMap<>(PipelineStage.class);
     try {
       for (int b = 0; b < 2; b++) {
         long t = 1000 * MS + b * 10 * MS;
-        r.stageEnded(Stage.PACK, TASK, b, 800, t, t + 4 * MS, true);
-        on(threads, r, Stage.UPLOAD, b, t + 4 * MS, t + 6 * MS);
-        on(threads, r, Stage.COMPUTE, b, t + 6 * MS, t + 12 * MS);
-        on(threads, r, Stage.DOWNLOAD, b, t + 12 * MS, t + 13 * MS);
+        r.stageEnded(PipelineStage.PACK, TASK, b, 800, t, t + 4 * MS, true);
+        on(threads, r, PipelineStage.UPLOAD, b, t + 4 * MS, t + 6 * MS);
+        on(threads, r, PipelineStage.COMPUTE, b, t + 6 * MS, t + 12 * MS);
+        on(threads, r, PipelineStage.DOWNLOAD, b, t + 12 * MS, t + 13 * MS);
       }
     } finally {
       threads.values().forEach(ExecutorService::shutdownNow);
@@ -52,9 +52,9 @@ class TraceRecorderTest {
 
   /** Records a pipeline stage from its stage's own thread, as the pipeline does. */
   private static void on(
-      Map<Stage, ExecutorService> threads,
+      Map<PipelineStage, ExecutorService> threads,
       TraceRecorder r,
-      Stage s,
+      PipelineStage s,
       long batch,
       long start,
       long end)
@@ -71,7 +71,8 @@ class TraceRecorderTest {
     for (int b = 0; b < 2; b++) {
       long t = 1000 * MS + b * MS;
       // Two download threads, their spans overlapping in time.
-      Thread d = new Thread(() -> r.stageEnded(Stage.DOWNLOAD, TASK, 0, 1, t, t + 5 * MS, true));
+      Thread d =
+          new Thread(() -> r.stageEnded(PipelineStage.DOWNLOAD, TASK, 0, 1, t, t + 5 * MS, true));
       d.start();
       d.join();
     }
@@ -151,7 +152,7 @@ class TraceRecorderTest {
   void spansBeyondTheCapAreCountedAndNoted() throws Exception {
     TraceRecorder r = new TraceRecorder(0, 3);
     for (int b = 0; b < 5; b++) {
-      r.stageEnded(Stage.PACK, TASK, b, 1, b * MS, b * MS + 1, true);
+      r.stageEnded(PipelineStage.PACK, TASK, b, 1, b * MS, b * MS + 1, true);
     }
     TraceRecorder.Timeline t = r.timeline();
     assertEquals(3, t.spans().size());

@@ -22,10 +22,10 @@ import org.apache.parquet.format.Util;
  * writer marks them. Only the footer changes, and it is the last thing in the file: every offset it
  * holds (into the row groups and page indexes before it) stays right.
  */
-final class ParquetFooter {
+final class FooterRewrite {
   private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
 
-  private ParquetFooter() {}
+  private FooterRewrite() {}
 
   /**
    * The file's last bytes with its footer rewritten.

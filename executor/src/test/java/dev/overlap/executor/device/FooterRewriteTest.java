@@ -172,7 +172,7 @@ class ParquetFooterTest {
   void theFlaggedColumnBecomesALocalTimestampAndNothingElseChanges(int extra) throws IOException {
     byte[] tail = tail(extra);
     byte[] before = tail.clone();
-    byte[] marked = ParquetFooter.markLocalTimestamps(tail, new boolean[] {true, false});
+    byte[] marked = FooterRewrite.markLocalTimestamps(tail, new boolean[] {true, false});
     assertArrayEquals(before, tail, "the input is left as it was");
     // The bytes before the footer are kept, the length and magic end it.
     assertArrayEquals(Arrays.copyOfRange(tail, 0, extra), Arrays.copyOfRange(marked, 0, extra));
@@ -200,7 +200,7 @@ class ParquetFooterTest {
   @Test
   void theRewrittenFileOpensInParquetMrAndSparkReadsTheSameWallClocks() throws IOException {
     byte[] tail = tail(0);
-    byte[] marked = ParquetFooter.markLocalTimestamps(tail, new boolean[] {true, false});
+    byte[] marked = FooterRewrite.markLocalTimestamps(tail, new boolean[] {true, false});
     Path folder = dir.resolve("marked");
     Files.createDirectories(folder);
     Path part = folder.resolve("part-0.parquet");
@@ -239,7 +239,7 @@ class ParquetFooterTest {
 
   @Test
   void withNoColumnFlaggedTheFooterMeansTheSame() throws IOException {
-    byte[] marked = ParquetFooter.markLocalTimestamps(tail(0), new boolean[] {false, false});
+    byte[] marked = FooterRewrite.markLocalTimestamps(tail(0), new boolean[] {false, false});
     assertEquals(footer(file), footer(marked));
   }
 
@@ -248,7 +248,7 @@ class ParquetFooterTest {
     IllegalStateException e =
         assertThrows(
             IllegalStateException.class,
-            () -> ParquetFooter.markLocalTimestamps(tail(0), new boolean[] {false, true}));
+            () -> FooterRewrite.markLocalTimestamps(tail(0), new boolean[] {false, true}));
     assertTrue(e.getMessage().contains("n"), e.getMessage());
   }
 
@@ -256,10 +256,10 @@ class ParquetFooterTest {
   void aColumnCountOtherThanTheFootersIsRefused() {
     assertThrows(
         IllegalStateException.class,
-        () -> ParquetFooter.markLocalTimestamps(tail(0), new boolean[] {true}));
+        () -> FooterRewrite.markLocalTimestamps(tail(0), new boolean[] {true}));
     assertThrows(
         IllegalStateException.class,
-        () -> ParquetFooter.markLocalTimestamps(tail(0), new boolean[] {true, false, false}));
+        () -> FooterRewrite.markLocalTimestamps(tail(0), new boolean[] {true, false, false}));
   }
 
   @Test
@@ -268,14 +268,14 @@ class ParquetFooterTest {
     t[t.length - 1] = 'X';
     assertThrows(
         IllegalStateException.class,
-        () -> ParquetFooter.markLocalTimestamps(t, new boolean[] {true, false}));
+        () -> FooterRewrite.markLocalTimestamps(t, new boolean[] {true, false}));
     byte[] cut = Arrays.copyOf(tail(0), tail(0).length - 1);
     assertThrows(
         IllegalStateException.class,
-        () -> ParquetFooter.markLocalTimestamps(cut, new boolean[] {true, false}));
+        () -> FooterRewrite.markLocalTimestamps(cut, new boolean[] {true, false}));
     assertThrows(
         IllegalStateException.class,
-        () -> ParquetFooter.markLocalTimestamps("PAR1".getBytes(), new boolean[] {}));
+        () -> FooterRewrite.markLocalTimestamps("PAR1".getBytes(), new boolean[] {}));
   }
 
   @Test
@@ -285,13 +285,13 @@ class ParquetFooterTest {
     byte[] short1 = Arrays.copyOfRange(t, 1, t.length);
     assertThrows(
         IllegalStateException.class,
-        () -> ParquetFooter.markLocalTimestamps(short1, new boolean[] {true, false}));
+        () -> FooterRewrite.markLocalTimestamps(short1, new boolean[] {true, false}));
     for (int length : new int[] {Integer.MAX_VALUE, t.length, -1, 0}) {
       byte[] b = t.clone();
       ByteBuffer.wrap(b, b.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(length);
       assertThrows(
           IllegalStateException.class,
-          () -> ParquetFooter.markLocalTimestamps(b, new boolean[] {true, false}),
+          () -> FooterRewrite.markLocalTimestamps(b, new boolean[] {true, false}),
           "length " + length);
     }
   }
