@@ -171,6 +171,15 @@ public enum ColumnType {
   }
 
   /** The cuDF type of a Spark type this enum supports. */
+  /** {@link #dtypeOf} of each of {@code schema}'s columns. */
+  public static DType[] dtypesOf(org.apache.spark.sql.types.StructType schema) {
+    DType[] types = new DType[schema.fields().length];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = dtypeOf(schema.fields()[i].dataType());
+    }
+    return types;
+  }
+
   public static DType dtypeOf(DataType t) {
     ColumnType c = of(t);
     if (c == null) {

@@ -85,7 +85,11 @@ public final class SparkEngine implements Engine {
     long planned = System.nanoTime();
     RDD<InternalRow> result;
     if (takeRapids) {
-      result = RapidsInput.tables(input).toJavaRDD().mapPartitions(runner::runDeviceTables).rdd();
+      result =
+          RapidsInput.tables(input)
+              .toJavaRDD()
+              .mapPartitions(it -> runner.map(new TaskInput.Rapids(it)))
+              .rdd();
     } else if (columnar != null) {
       RDD<ColumnarBatch> batches = columnar.plan().executeColumnar();
       int[] columns = columnar.columns();
@@ -97,18 +101,26 @@ public final class SparkEngine implements Engine {
             batches
                 .toJavaRDD()
                 .mapPartitionsWithIndex(
-                    (i, it) -> runner.runParquet(parquet, i, ColumnarPlans.select(columns, it)),
+                    (i, it) ->
+                        runner.map(
+                            new TaskInput.Parquet(parquet, i, ColumnarPlans.select(columns, it))),
                     true)
                 .rdd();
       } else {
         result =
             batches
                 .toJavaRDD()
-                .mapPartitions(it -> runner.runColumnar(ColumnarPlans.select(columns, it)))
+                .mapPartitions(
+                    it -> runner.map(new TaskInput.Columnar(ColumnarPlans.select(columns, it))))
                 .rdd();
       }
     } else {
-      result = ds.queryExecution().toRdd().toJavaRDD().mapPartitions(runner::runRows).rdd();
+      result =
+          ds.queryExecution()
+              .toRdd()
+              .toJavaRDD()
+              .mapPartitions(it -> runner.map(new TaskInput.Rows(it)))
+              .rdd();
     }
     long end = System.nanoTime();
     TIMES.info(
@@ -171,18 +183,23 @@ public final class SparkEngine implements Engine {
                         writeTask(
                             write,
                             files ->
-                                parquet != null
-                                    ? runner.writeParquet(
-                                        parquet, i, ColumnarPlans.select(columns, it), write, files)
-                                    : runner.writeColumnar(
-                                        ColumnarPlans.select(columns, it), write, files)),
+                                runner.write(
+                                    parquet != null
+                                        ? new TaskInput.Parquet(
+                                            parquet, i, ColumnarPlans.select(columns, it))
+                                        : new TaskInput.Columnar(ColumnarPlans.select(columns, it)),
+                                    write,
+                                    files)),
                     false);
       } else {
         tasks =
             ds.queryExecution()
                 .toRdd()
                 .toJavaRDD()
-                .mapPartitions(it -> writeTask(write, files -> runner.writeRows(it, write, files)));
+                .mapPartitions(
+                    it ->
+                        writeTask(
+                            write, files -> runner.write(new TaskInput.Rows(it), write, files)));
       }
       if (tasks.getNumPartitions() == 0) {
         // An input of no partitions still gets its one task, which writes the schema's file.

@@ -355,7 +355,7 @@ class FatalGpuErrorTest {
 
   static Iterator<InternalRow> run(boolean hasCpu) {
     return new PartitionRunner(new Doubling(hasCpu), SCHEMA, SCHEMA, null, Map.of())
-        .runRows(input());
+        .map(new TaskInput.Rows(input()));
   }
 
   @Test
