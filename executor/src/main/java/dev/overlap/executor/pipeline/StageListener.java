@@ -4,9 +4,9 @@ import dev.overlap.executor.api.PipelineStage;
 
 /**
  * Told when a stage of a batch starts and ends, on the thread that runs it: the pipeline's upload,
- * compute and download threads, and the task's own thread for {@link Stage#PACK}. Both calls of one
- * stage come from the same thread, start before end, so a listener may keep per-thread state (an
- * NVTX range) between them.
+ * compute and download threads, and the task's own thread for {@link PipelineStage#PACK}. Both
+ * calls of one stage come from the same thread, start before end, so a listener may keep per-thread
+ * state (an NVTX range) between them.
  *
  * <p>Times are {@link System#nanoTime} readings taken by the caller. A listener must be quick and
  * must not throw; the pipeline logs and ignores what it throws. With no listener set the pipeline

@@ -168,7 +168,7 @@ public final class StagePipeline implements AutoCloseable {
 
   /**
    * Tells {@code l} (when not null) that a stage started; what it throws is logged, not thrown. For
-   * the task threads' {@link Stage#PACK}, which runs outside the pipeline.
+   * the task threads' {@link PipelineStage#PACK}, which runs outside the pipeline.
    */
   public static void started(
       StageListener l, PipelineStage stage, TaskTag task, long batch, long bytes, long start) {
