@@ -3,6 +3,7 @@ package dev.overlap.features;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.jobs.TestSessions;
 import java.io.ByteArrayOutputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -54,12 +55,7 @@ class EncoderExampleTest {
             "-Werror",
             SOURCE.toString());
     assertEquals(0, rc, errors.toString(StandardCharsets.UTF_8));
-    SparkSession spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    SparkSession spark = TestSessions.local("local[2]");
     try {
       String train = dir.resolve("train").toString();
       String test = dir.resolve("test").toString();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.TestSessions;
 import java.nio.file.Path;
 import java.sql.Date;
 import java.sql.Timestamp;
@@ -37,13 +38,7 @@ class FeatureChoiceTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    spark = TestSessions.withPlugin("local[2]");
     StructType schema =
         new StructType()
             .add("n", DataTypes.DoubleType, true)

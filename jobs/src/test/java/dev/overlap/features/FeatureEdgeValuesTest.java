@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.features.FeaturesJob;
 import java.math.BigDecimal;
@@ -44,13 +45,7 @@ class FeatureEdgeValuesTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    spark = TestSessions.withPlugin("local[2]");
     StructType schema =
         new StructType()
             .add("id", DataTypes.IntegerType)

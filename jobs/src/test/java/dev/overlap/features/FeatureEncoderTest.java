@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.TestSessions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,13 +55,7 @@ class FeatureEncoderTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    spark = TestSessions.withPlugin("local[2]");
     train = parquet("train", 0, 400, 10.0);
     test = parquet("test", 400, 300, 100.0);
   }

@@ -51,12 +51,7 @@ public final class CompareOutputs {
 
   public static void main(String[] args) {
     double tol = args.length > 3 ? Double.parseDouble(args[3]) : 1e-9;
-    SparkSession spark =
-        SparkSession.builder()
-            .master("local[*]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "64")
-            .getOrCreate();
+    SparkSession spark = TestSessions.local("local[*]", "spark.sql.shuffle.partitions", "64");
     int code;
     try {
       Dataset<Row> a = spark.read().parquet(args[0]);

@@ -34,12 +34,7 @@ public class JobsEndToEndIT {
     assertEquals(0, r.exitCode(), r.output());
     assertTrue(r.output().contains("100%"), "no progress shown:\n" + r.output());
     lineitem = tmp.resolve("tpch/lineitem").toString();
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    spark = TestSessions.local("local[2]");
   }
 
   @AfterAll

@@ -103,11 +103,7 @@ public class StandaloneClusterIT {
       }
       assertEquals(2, executors.size(), executors.toString());
 
-      SparkSession spark =
-          SparkSession.builder()
-              .master("local[1]")
-              .config("spark.ui.enabled", "false")
-              .getOrCreate();
+      SparkSession spark = TestSessions.local("local[1]");
       try {
         spark.read().parquet(tmp.resolve("tpch/lineitem").toString()).createOrReplaceTempView("l");
         Dataset<Row> expected =

@@ -14,11 +14,7 @@ public final class TestTables {
   private TestTables() {}
 
   public static SparkSession session() {
-    return SparkSession.builder()
-        .master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate();
+    return TestSessions.local("local[2]");
   }
 
   /** TPC-H lineitem at scale factor 0.002 (about 12,000 rows) as one Parquet file under dir. */

@@ -14,6 +14,7 @@ import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.Written;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.TestData;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -91,14 +92,15 @@ class ParquetWriteTest {
   static void start() {
     assumeFalse(gpuVisible(), "these tests check the no-GPU path");
     spark =
-        SparkSession.builder()
-            .master("local[2,2]")
-            .appName("parquet-write")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.overlap.noGpu.mode", "CPU")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "4")
-            .getOrCreate();
+        LocalSession.start(
+            "local[2,2]",
+            "parquet-write",
+            "spark.plugins",
+            "dev.overlap.executor.OverlapPlugin",
+            "spark.overlap.noGpu.mode",
+            "CPU",
+            "spark.sql.shuffle.partitions",
+            "4");
     spark
         .sparkContext()
         .addSparkListener(

@@ -8,6 +8,7 @@ import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.TestData;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,12 +41,7 @@ class PluginCheckTest {
     if (SparkSession.getActiveSession().isDefined()) {
       SparkSession.getActiveSession().get().stop();
     }
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("no-plugin")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate();
+    spark = LocalSession.start("local[2]", "no-plugin");
   }
 
   @AfterAll

@@ -9,6 +9,7 @@ import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.TestData;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -34,13 +35,7 @@ class RapidsInputTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("rapids-input")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.adaptive.enabled", "false")
-            .getOrCreate();
+    spark = LocalSession.start("local[2]", "rapids-input", "spark.sql.adaptive.enabled", "false");
   }
 
   @AfterAll

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.etl.EtlJob;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.ByteArrayOutputStream;
@@ -34,13 +35,8 @@ public class JobSummaryTest {
   @BeforeAll
   static void start() {
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.overlap.enabled", "false")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .getOrCreate();
+        TestSessions.withPlugin(
+            "local[2]", "spark.overlap.enabled", "false", "spark.sql.shuffle.partitions", "2");
     String data = tmp.resolve("tpch").toString();
     TpchGenerate.run(
         spark,

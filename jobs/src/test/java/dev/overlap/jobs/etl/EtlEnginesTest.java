@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.jobs.Main;
+import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.ByteArrayOutputStream;
@@ -35,14 +36,7 @@ public class EtlEnginesTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "4")
-            .getOrCreate();
+    spark = TestSessions.withPlugin("local[2]", "spark.sql.shuffle.partitions", "4");
   }
 
   @AfterAll

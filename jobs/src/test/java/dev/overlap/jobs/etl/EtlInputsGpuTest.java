@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.TestSessions;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
@@ -33,15 +34,14 @@ public class EtlInputsGpuTest {
   @BeforeAll
   static void start() {
     spark =
-        SparkSession.builder()
-            .master("local[4]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.overlap.batch.maxRows", "700")
-            .config("spark.overlap.noGpu.mode", "FAIL")
-            .getOrCreate();
+        TestSessions.withPlugin(
+            "local[4]",
+            "spark.sql.shuffle.partitions",
+            "4",
+            "spark.overlap.batch.maxRows",
+            "700",
+            "spark.overlap.noGpu.mode",
+            "FAIL");
   }
 
   @AfterAll

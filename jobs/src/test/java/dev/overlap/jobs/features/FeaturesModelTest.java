@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
@@ -35,12 +36,7 @@ public class FeaturesModelTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    spark = TestSessions.local("local[2]");
     spark
         .sql("select id, id * 2.0 as x, cast(id % 3 as string) as s from range(300)")
         .write()

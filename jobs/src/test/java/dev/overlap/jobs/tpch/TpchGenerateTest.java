@@ -3,6 +3,7 @@ package dev.overlap.jobs.tpch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.ProgressText;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -29,12 +30,7 @@ public class TpchGenerateTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .getOrCreate();
+    spark = TestSessions.local("local[2]", "spark.sql.shuffle.partitions", "2");
   }
 
   @AfterAll
