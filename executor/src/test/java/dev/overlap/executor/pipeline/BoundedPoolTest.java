@@ -13,6 +13,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class BoundedPoolTest {
+  /** Where {@link #own} started the last task, to see it wait. */
+  private final java.util.concurrent.atomic.AtomicReference<Thread> last =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  /** Runs a task on a thread of its own, kept in {@link #last}. */
+  private void own(Runnable r) {
+    Thread t = new Thread(r, "acquire");
+    last.set(t);
+    t.start();
+  }
+
+  /** Until the last task's thread waits (in the pool: it does nothing else that waits). */
+  private void awaitWaiting() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (last.get() == null
+        || last.get().getState() != Thread.State.TIMED_WAITING
+            && last.get().getState() != Thread.State.WAITING) {
+      assertTrue(System.nanoTime() < deadline, "the acquire never waited");
+      Thread.sleep(1);
+    }
+  }
+
   static final class Buf implements AutoCloseable {
     final AtomicInteger closes = new AtomicInteger();
 
@@ -35,8 +57,9 @@ class BoundedPoolTest {
               } catch (InterruptedException e) {
                 throw new RuntimeException(e);
               }
-            });
-    Thread.sleep(200);
+            },
+            this::own);
+    awaitWaiting();
     assertFalse(second.isDone(), "acquire did not wait");
     pool.release(first);
     assertSame(only, second.get(5, TimeUnit.SECONDS));
@@ -86,8 +109,9 @@ class BoundedPoolTest {
               } catch (Throwable t) {
                 return t;
               }
-            });
-    Thread.sleep(200);
+            },
+            this::own);
+    awaitWaiting();
     assertFalse(waiting.isDone(), "acquire did not wait");
     killed.set(true);
     Throwable t = waiting.get(5, TimeUnit.SECONDS);

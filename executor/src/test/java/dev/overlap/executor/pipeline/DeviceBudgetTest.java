@@ -27,6 +27,15 @@ class DeviceBudgetTest {
     assertThrows(IllegalArgumentException.class, () -> new DeviceBudget(0));
   }
 
+  /** Until {@code n} requests wait in the budget's line (a request joins it before it waits). */
+  private static void awaitWaiting(DeviceBudget b, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (b.waiting() != n) {
+      assertTrue(System.nanoTime() < deadline, "waiting " + b.waiting() + ", not " + n);
+      Thread.sleep(1);
+    }
+  }
+
   /** Acquires on a thread of its own; done once admitted. */
   private static CompletableFuture<Void> acquireLater(DeviceBudget b, long bytes) {
     return CompletableFuture.runAsync(
@@ -45,14 +54,14 @@ class DeviceBudgetTest {
     DeviceBudget b = new DeviceBudget(100);
     b.acquire(50);
     CompletableFuture<Void> large = acquireLater(b, 90);
-    Thread.sleep(200);
+    awaitWaiting(b, 1);
     assertFalse(large.isDone(), "90 bytes do not fit beside 50");
     // Fifty small requests that each fit beside the 50 held: they queue behind the large one.
     List<CompletableFuture<Void>> small = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       small.add(acquireLater(b, 20));
     }
-    Thread.sleep(300);
+    awaitWaiting(b, 51);
     for (CompletableFuture<Void> f : small) {
       assertFalse(f.isDone(), "a later request was admitted while an earlier one waited");
     }
@@ -83,15 +92,16 @@ class DeviceBudgetTest {
     DeviceBudget b = new DeviceBudget(100);
     b.acquire(10);
     CompletableFuture<Void> huge = acquireLater(b, 250);
-    Thread.sleep(200);
+    awaitWaiting(b, 1);
     CompletableFuture<Void> small = acquireLater(b, 10);
-    Thread.sleep(200);
+    awaitWaiting(b, 2);
     assertFalse(huge.isDone(), "it runs alone");
     assertFalse(small.isDone(), "it came after the large request");
     b.release(10);
     huge.get(5, TimeUnit.SECONDS);
     assertEquals(250, b.inFlight());
-    Thread.sleep(100);
+    // The huge one admitted, the small one still in line: it may not run beside it.
+    awaitWaiting(b, 1);
     assertFalse(small.isDone());
     b.release(250);
     small.get(5, TimeUnit.SECONDS);
@@ -116,9 +126,9 @@ class DeviceBudgetTest {
               }
             },
             r -> new Thread(r, "cancelled").start());
-    Thread.sleep(200);
+    awaitWaiting(b, 1);
     CompletableFuture<Void> after = acquireLater(b, 20);
-    Thread.sleep(200);
+    awaitWaiting(b, 2);
     assertFalse(cancelled.isDone());
     assertFalse(after.isDone(), "it waits behind the first request");
     killed.set(true);
