@@ -150,6 +150,20 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     return java.util.Arrays.stream(suffixes).map(EncoderParams::lower).toArray(String[]::new);
   }
 
+  /**
+   * A plan that makes no feature at all (every kind's features left out, no missing values) would
+   * give rows of no columns, which neither the GPU nor Parquet can hold: refused before any work.
+   */
+  private static void requireFeatures(FeaturePlan plan) {
+    if (plan.featureOutputSchema().isEmpty()) {
+      throw new FeatureInputException(
+          "the encoder would make no feature of "
+              + String.join(", ", List.of(plan.inputColumns()))
+              + ": choose at least one in numberFeatures, dateFeatures, timestampFeatures or"
+              + " stringFeatures, or set missingFeatures to all");
+    }
+  }
+
   /** The features each kind gets, as {@link FeaturePlan#made} holds them. */
   private void made(FeaturePlan plan) {
     plan.made.put(FeaturePlan.Kind.NUMERIC, List.of($(numberFeatures)));
@@ -209,6 +223,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     plan.vocabulariesFromSpark.addAll(onSpark);
     plan.missingFeatures($(missingFeatures).equals("all"));
     made(plan);
+    requireFeatures(plan);
     plan.inputNames.clear();
     plan.inputNames.addAll(List.of(all.columns()));
     plan.fittedAt = System.currentTimeMillis();
@@ -254,12 +269,13 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     StructType in = chosen(schema);
     FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize));
     made(widest);
-    widest.inputNames.clear();
-    widest.inputNames.addAll(List.of(schema.fieldNames()));
     for (FeaturePlan.Column c : widest.columns) {
       c.nullable = true;
       c.nonNegative = true;
     }
+    requireFeatures(widest);
+    widest.inputNames.clear();
+    widest.inputNames.addAll(List.of(schema.fieldNames()));
     StructType out = widest.featureOutputSchema();
     List<String> encoded = List.of(widest.inputColumns());
     for (StructField f : schema.fields()) {

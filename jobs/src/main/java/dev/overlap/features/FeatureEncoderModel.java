@@ -221,7 +221,8 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
     Column invalid = functions.lit(false);
     List<Column> checks = new ArrayList<>();
     for (FeaturePlan.Column c : p.columns) {
-      if (c.kind != FeaturePlan.Kind.STRING) {
+      // Only a string that gets an index can be outside the vocabulary.
+      if (c.kind != FeaturePlan.Kind.STRING || !p.kindFeatures(c).contains("idx")) {
         continue;
       }
       Column x = col(InputColumns.quote(c.name));

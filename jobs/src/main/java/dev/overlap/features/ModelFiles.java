@@ -30,8 +30,15 @@ import org.apache.spark.sql.types.StructType;
  * earlier model a killed save left aside is put back by the next save to the same path.
  */
 final class ModelFiles {
-  /** The format this release writes and reads; a later release may read this one. */
-  static final int FORMAT = 1;
+  /**
+   * The format this release writes: 2 adds each vocabulary value's count and the features each kind
+   * gets ({@code made}), which a release reading only format 1 would ignore and so make other
+   * columns. This release reads 1 and 2; a later release may read these.
+   */
+  static final int FORMAT = 2;
+
+  /** The oldest format this release reads. */
+  static final int OLDEST_FORMAT = 1;
 
   static final ObjectMapper JSON = new ObjectMapper();
 

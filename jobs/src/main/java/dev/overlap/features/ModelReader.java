@@ -34,13 +34,15 @@ final class ModelReader<T extends Params> extends MLReader<T> {
           "'" + path + "' holds a " + cls + ", not a " + type.getName());
     }
     int format = meta.path("overlap").path("format").asInt(-1);
-    if (format != ModelFiles.FORMAT) {
+    if (format < ModelFiles.OLDEST_FORMAT || format > ModelFiles.FORMAT) {
       throw new IllegalArgumentException(
           "the model at '"
               + path
               + "' was saved in format "
               + format
-              + "; this release of Overlap reads format "
+              + "; this release of Overlap reads formats "
+              + ModelFiles.OLDEST_FORMAT
+              + " to "
               + ModelFiles.FORMAT
               + ": load it with the release that saved it, or fit it again");
     }

@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
 public final class Main {
   private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
-  public static final String DEFAULT_DATA = "data/tpch-sf0.01";
+  public static final String DEFAULT_DATA = JobPaths.DEFAULT_DATA;
   public static final double DEFAULT_SCALE = 0.01;
 
   /** The shutdown hook runs before Spark's own (Hadoop's priority; Spark's is 40). */
@@ -115,6 +115,11 @@ public final class Main {
   private static void clearProgressBar() {
     int width = ProgressText.terminalWidth();
     System.err.print("\r" + " ".repeat(Math.max(1, width)) + "\r");
+    if (ProgressText.stdoutIsTerminal()) {
+      // A phase's own line, on standard output.
+      System.out.print("\r" + " ".repeat(Math.max(1, width - 1)) + "\r");
+      System.out.flush();
+    }
   }
 
   static int run(String[] args) throws IOException {

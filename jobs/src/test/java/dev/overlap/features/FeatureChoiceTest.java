@@ -128,6 +128,31 @@ class FeatureChoiceTest {
   }
 
   @Test
+  void noFeatureAtAllIsRefusedAndNoIndexMeansNoInvalidString() {
+    // s has nulls, so it still gets _isnull and _imputed; without them nothing would be made.
+    Dataset<Row> present = data.where("s is not null").select("s");
+    FeatureInputException e =
+        assertThrows(
+            FeatureInputException.class,
+            () -> new FeatureEncoder().setStringFeatures().fit(present));
+    assertTrue(
+        e.getMessage().startsWith("the encoder would make no feature of s: "), e.getMessage());
+    // A string that gets no index is never outside the vocabulary: skip keeps every row.
+    FeatureEncoderModel noIndex =
+        new FeatureEncoder()
+            .setInputCols("s")
+            .setStringFeatures()
+            .setMissingFeatures("all")
+            .setVocabularySize(1)
+            .fit(data);
+    noIndex.setHandleInvalid("skip");
+    Dataset<Row> strings = data.select("s");
+    assertEquals(List.of("s_isnull", "s_imputed"), List.of(noIndex.transform(strings).columns()));
+    // Five values, a vocabulary of one: four of them would be outside it.
+    assertEquals(300, noIndex.transform(strings).count());
+  }
+
+  @Test
   @Tag("gpu")
   void onTheGpuTheChosenFeaturesEqualTheCpuImplementations() {
     assertTrue(GpuStatus.current().gpu(), "no GPU: " + GpuStatus.current().reason());

@@ -170,7 +170,6 @@ public enum ColumnType {
     return null;
   }
 
-  /** The cuDF type of a Spark type this enum supports. */
   /** {@link #dtypeOf} of each of {@code schema}'s columns. */
   public static DType[] dtypesOf(org.apache.spark.sql.types.StructType schema) {
     DType[] types = new DType[schema.fields().length];
@@ -180,6 +179,7 @@ public enum ColumnType {
     return types;
   }
 
+  /** The cuDF type of a Spark type this enum supports. */
   public static DType dtypeOf(DataType t) {
     ColumnType c = of(t);
     if (c == null) {

@@ -43,11 +43,12 @@ public final class GpuSession {
    * pool (only the staging buffers, allocated first, remain) and gave its bytes back to the share.
    */
   public static void assertNothingHeld(SparkSession spark) {
-    // A failed job's other tasks may still be ending when its action has thrown: wait for them,
-    // then for what they free as they end (a leak stays, so waiting cannot hide one).
+    // A failed job's other tasks may still be running when its action has thrown (a stage is
+    // marked finished before its killed tasks end): wait until no task runs, then for what they
+    // free as they end (a leak stays, so waiting cannot hide one).
     long deadline = System.nanoTime() + 30_000_000_000L;
     while (System.nanoTime() < deadline
-        && (spark.sparkContext().statusTracker().getActiveStageIds().length > 0
+        && (runningTasks(spark) > 0
             || Rmm.getTotalBytesAllocated() != 0
             || PinnedShare.held() != 0)) {
       try {
@@ -57,6 +58,7 @@ public final class GpuSession {
         break;
       }
     }
+    assertEquals(0, runningTasks(spark), "tasks still running 30 s after the test");
     assertEquals(0, Rmm.getTotalBytesAllocated(), "device memory leaked");
     var conf = spark.sparkContext().getConf();
     long staging =
@@ -67,6 +69,14 @@ public final class GpuSession {
       assertNotNull(rest, "pinned host memory leaked");
     }
     assertEquals(0, PinnedShare.held(), "pinned share not given back");
+  }
+
+  private static int runningTasks(SparkSession spark) {
+    int n = 0;
+    for (var e : spark.sparkContext().statusTracker().getExecutorInfos()) {
+      n += e.numRunningTasks();
+    }
+    return n;
   }
 
   /** {@link #assertNothingHeld}, then the session stopped whatever the check found. */

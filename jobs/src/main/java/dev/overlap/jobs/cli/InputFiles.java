@@ -15,7 +15,7 @@ import org.apache.hadoop.fs.Path;
  * and those in its partition folders ({@code name=value}); not those in other subfolders, which
  * Spark leaves out. An input whose data lies only in such subfolders is refused, naming them.
  */
-public final class InputFiles {
+final class InputFiles {
   private InputFiles() {}
 
   /** The files, named relative to the input, in name order; at most {@code max}. */

@@ -22,6 +22,9 @@ import org.apache.hadoop.fs.UnsupportedFileSystemException;
  * paths.
  */
 public final class JobPaths {
+  /** Where a job without --input finds, or generates, its embedded default data. */
+  public static final String DEFAULT_DATA = "data/tpch-sf0.01";
+
   private final Configuration conf;
   private final java.nio.file.Path cwd;
   private final List<Protected> protectedFolders = new ArrayList<>();

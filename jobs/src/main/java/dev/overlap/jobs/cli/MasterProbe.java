@@ -12,7 +12,7 @@ import org.apache.spark.rpc.RpcEnv;
  * hold Spark for a minute of registration retries and end in "Cannot call methods on a stopped
  * SparkContext".
  */
-public final class MasterProbe {
+final class MasterProbe {
   static final int TIMEOUT_S = 10;
 
   private MasterProbe() {}

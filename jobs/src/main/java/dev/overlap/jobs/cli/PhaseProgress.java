@@ -23,10 +23,12 @@ import scala.jdk.javaapi.CollectionConverters;
  * is printed when standard output is not a terminal, or when Spark draws its own stage bars there
  * ({@code spark.ui.showConsoleProgress=true}).
  *
- * <p>The tasks counted are those of stages with no parent stage: the ones that scan the input. A
- * later stage adding up their results takes a fraction of the time; counting its tasks would move
- * the share back when it starts. The rows are those the kernel read ({@code overlap.rowsIn}), or
- * Spark's own input records where no kernel ran, reported as each task ends.
+ * <p>The share and the time left are those of the scan now running: the latest stage with no parent
+ * stage, which reads the input. A later stage adding up a scan's results takes a fraction of the
+ * time and is not counted. A phase may scan more than once (features' first pass counts exact
+ * vocabularies in a second scan; a write reads its output back): the line then says which scan it
+ * is. The rows are those every scan of the phase has read so far, by the kernel ({@code
+ * overlap.rowsIn}) or by Spark where no kernel ran, reported as each task ends.
  */
 public final class PhaseProgress implements AutoCloseable {
   private static final PhaseProgress NONE = new PhaseProgress();
@@ -37,12 +39,15 @@ public final class PhaseProgress implements AutoCloseable {
   private final PrintStream out;
   private final int width;
   private final long start = System.nanoTime();
-  private final Map<Integer, Integer> scanStages = new ConcurrentHashMap<>();
-  private final AtomicLong tasksDone = new AtomicLong();
+
+  /** The scans' stages, in the order they started: their ids and task counts. */
+  private final java.util.List<int[]> scans = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  private final Map<Integer, AtomicLong> done = new ConcurrentHashMap<>();
+  private final Map<Integer, Long> firstDone = new ConcurrentHashMap<>();
   private final AtomicLong rows = new AtomicLong();
   private final SparkListener listener;
   private final ScheduledExecutorService timer;
-  private volatile long firstDone = -1;
   private int lastLength;
 
   private PhaseProgress() {
@@ -69,13 +74,15 @@ public final class PhaseProgress implements AutoCloseable {
           @Override
           public void onStageSubmitted(SparkListenerStageSubmitted s) {
             if (s.stageInfo().parentIds().isEmpty()) {
-              scanStages.put(s.stageInfo().stageId(), s.stageInfo().numTasks());
+              done.putIfAbsent(s.stageInfo().stageId(), new AtomicLong());
+              scans.add(new int[] {s.stageInfo().stageId(), s.stageInfo().numTasks()});
             }
           }
 
           @Override
           public void onTaskEnd(SparkListenerTaskEnd end) {
-            if (!scanStages.containsKey(end.stageId()) || end.reason() != Success$.MODULE$) {
+            AtomicLong stageDone = done.get(end.stageId());
+            if (stageDone == null || end.reason() != Success$.MODULE$) {
               return;
             }
             long read = rowsIn(end.taskInfo().accumulables());
@@ -83,8 +90,8 @@ public final class PhaseProgress implements AutoCloseable {
               read = end.taskMetrics().inputMetrics().recordsRead();
             }
             rows.addAndGet(Math.max(0, read));
-            if (tasksDone.incrementAndGet() == 1) {
-              firstDone = System.nanoTime();
+            if (stageDone.incrementAndGet() == 1) {
+              firstDone.put(end.stageId(), System.nanoTime());
             }
           }
         };
@@ -104,7 +111,7 @@ public final class PhaseProgress implements AutoCloseable {
    * stage bars are off; otherwise one that shows nothing. Close it when the phase ends.
    */
   public static PhaseProgress start(SparkSession spark, String label) {
-    if (System.console() == null
+    if (!ProgressText.stdoutIsTerminal()
         || spark.sparkContext().getConf().getBoolean("spark.ui.showConsoleProgress", false)) {
       return NONE;
     }
@@ -130,27 +137,30 @@ public final class PhaseProgress implements AutoCloseable {
     if (listener == null) {
       return "";
     }
-    long total = 0;
-    for (int n : scanStages.values()) {
-      total += n;
-    }
-    long done = Math.min(tasksDone.get(), total);
     long now = System.nanoTime();
+    if (scans.isEmpty()) {
+      return ProgressText.phaseLine(label, 0, 0, 0, "", now - start);
+    }
+    int[] scan = scans.get(scans.size() - 1);
+    long total = scan[1];
+    long n = Math.min(done.get(scan[0]).get(), total);
+    Long first = firstDone.get(scan[0]);
+    String name = scans.size() == 1 ? label : label + ", scan " + scans.size();
     return ProgressText.phaseLine(
-        label,
-        done,
+        name,
+        n,
         total,
         rows.get(),
-        // The rate from the first task's end: the time before it is the phase's set-up and the
-        // first wave of tasks, which finish together.
-        done < 2 || firstDone < 0
+        // The rate from the scan's first task's end: the time before it is its set-up and the first
+        // wave of tasks, which end together.
+        n < 2 || first == null
             ? ProgressText.timeLeft(0, 0, total)
-            : ProgressText.timeLeft(now - firstDone, done - 1, total - 1),
+            : ProgressText.timeLeft(now - first, n - 1, total - 1),
         now - start);
   }
 
   private synchronized void show() {
-    String line = text();
+    String line = ProgressText.fit(text(), width);
     StringBuilder sb = new StringBuilder("\r").append(line);
     while (sb.length() - 1 < Math.max(lastLength, width - 1)) {
       sb.append(' ');

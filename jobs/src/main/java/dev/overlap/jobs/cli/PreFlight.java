@@ -1,6 +1,5 @@
 package dev.overlap.jobs.cli;
 
-import dev.overlap.jobs.Main;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -44,7 +43,7 @@ public final class PreFlight {
             ? List.of()
             : a.get("--input")
                 .map(paths::input)
-                .orElse(List.of(paths.qualified(Main.DEFAULT_DATA)));
+                .orElse(List.of(paths.qualified(JobPaths.DEFAULT_DATA)));
     paths.checkOutputPlace(output, inputs);
     paths.checkExistingOutput(
         output,

@@ -3,7 +3,7 @@ package dev.overlap.jobs.cli;
 import java.util.Locale;
 
 /**
- * The words of the progress lines ({@link TpchProgress}, {@link PhaseProgress}): the lines,
+ * The words of the progress lines ({@code TpchProgress}, {@link PhaseProgress}): the lines,
  * durations, time left.
  */
 public final class ProgressText {
@@ -46,6 +46,31 @@ public final class ProgressText {
         rows,
         duration(elapsedNanos),
         left);
+  }
+
+  /**
+   * Whether standard output is a terminal. From Java 22 {@link System#console} is not null for a
+   * redirected output either, and {@code Console.isTerminal} (Java 22 and later) says; on Java 17
+   * to 21 a console exists only for a terminal.
+   */
+  public static boolean stdoutIsTerminal() {
+    java.io.Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+    } catch (NoSuchMethodException e) {
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** {@code text} cut to fit in {@code width} columns less one, so that it never wraps. */
+  static String fit(String text, int width) {
+    int room = Math.max(10, width - 1);
+    return text.length() <= room ? text : text.substring(0, room - 1) + "…";
   }
 
   /** The terminal's width from {@code COLUMNS}, 80 (Spark's own default) when unknown. */

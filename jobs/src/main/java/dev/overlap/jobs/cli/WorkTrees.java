@@ -13,7 +13,7 @@ import java.util.stream.Stream;
  * Guards a git work tree's files against {@code --overwrite-unmarked}: a folder that is a work
  * tree, holds one, or holds files one tracks is never replaced, as the project folder is not.
  */
-public final class WorkTrees {
+final class WorkTrees {
   /** How deep below the output a nested work tree is looked for. */
   private static final int DEPTH = 3;
 

@@ -11,7 +11,7 @@ import org.apache.spark.sql.Row;
  * {@link BigDecimal} (a product with Spark's {@code MathContext}, then rounded half up to Spark's
  * scale), floating ones as {@link Float} or {@link Double}; null when an input is null.
  */
-public final class CpuMoney {
+final class CpuMoney {
   /** Spark multiplies decimals to 39 significant digits, rounding down, before its own scale. */
   private static final MathContext SPARK_PRODUCT = new MathContext(39, RoundingMode.DOWN);
 

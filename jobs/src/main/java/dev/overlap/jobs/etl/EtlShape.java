@@ -34,7 +34,7 @@ import org.apache.spark.sql.types.StructType;
  * over a cuDF table, {@link CpuMoney} over Spark rows; {@link Q1Kernel} and {@link Q6Kernel} hold a
  * shape and use both.
  */
-public final class EtlShape implements Serializable {
+final class EtlShape implements Serializable {
   private static final long serialVersionUID = 1L;
 
   /** The columns etl reads, in the order {@link Q1Kernel} takes them. */

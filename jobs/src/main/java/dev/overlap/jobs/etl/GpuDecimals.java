@@ -9,7 +9,7 @@ import java.math.BigInteger;
  * The widths of {@link GpuMoney}'s exact values: a decimal column's largest magnitude, and the
  * narrowest of cuDF's DECIMAL64 and DECIMAL128 that holds values up to a bound.
  */
-public final class GpuDecimals {
+final class GpuDecimals {
   static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
   static final BigInteger INT128_MAX = BigInteger.ONE.shiftLeft(127).subtract(BigInteger.ONE);
 

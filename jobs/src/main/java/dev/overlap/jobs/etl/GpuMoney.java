@@ -25,7 +25,7 @@ import java.util.List;
  * exact at the sum of the scales; where Spark's type has a smaller scale, the product is rounded
  * half up (away from zero) as Spark does, by adding or subtracting half a unit and truncating.
  */
-public final class GpuMoney extends GpuScope {
+final class GpuMoney extends GpuScope {
   private final Val[] done;
   private Table table;
 

@@ -9,7 +9,7 @@ import java.util.Deque;
  * them all, newest first, even when one of them fails to close. What a kernel returns must not be
  * owned here.
  */
-public class GpuScope implements AutoCloseable {
+class GpuScope implements AutoCloseable {
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
 
   /** Takes {@code x} to be closed by {@link #close}; returns it. */

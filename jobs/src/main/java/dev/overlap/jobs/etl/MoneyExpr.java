@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.DataType;
  * {@code x * y}, with the type Spark gives it over the input. {@link GpuMoney} and {@link CpuMoney}
  * evaluate it.
  */
-public final class MoneyExpr implements Serializable {
+final class MoneyExpr implements Serializable {
   private static final long serialVersionUID = 1L;
 
   enum Op {

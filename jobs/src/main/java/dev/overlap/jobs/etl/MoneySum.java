@@ -6,7 +6,7 @@ import java.math.BigDecimal;
  * A running sum as Spark keeps it, for the CPU kernels' partial sums of values as {@link CpuMoney}
  * gives them: null until a non-null value, exact or in double.
  */
-public final class MoneySum {
+final class MoneySum {
   private BigDecimal exact;
   private double floating;
   private boolean any;

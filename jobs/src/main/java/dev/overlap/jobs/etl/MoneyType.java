@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.LongType;
  * The type of a money value as etl computes it ({@link EtlShape}); {@code scale} only for {@link
  * Kind#EXACT}.
  */
-public record MoneyType(MoneyType.Kind kind, int scale) implements Serializable {
+record MoneyType(MoneyType.Kind kind, int scale) implements Serializable {
   /** How a value is computed. */
   enum Kind {
     /** A decimal, or an int or long (scale 0): exact, with the scale Spark gives it. */

@@ -10,7 +10,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /** etl's {@code --repeat}: its queries run again in the same process, Spark and the JVM warm. */
-public final class WarmRuns {
+final class WarmRuns {
   private WarmRuns() {}
 
   /**

@@ -1,5 +1,6 @@
 package dev.overlap.jobs.tpch;
 
+import dev.overlap.jobs.cli.ProgressText;
 import dev.overlap.jobs.cli.StagedOutput;
 import io.trino.tpch.GenerateUtils;
 import io.trino.tpch.LineItem;
@@ -92,7 +93,7 @@ public final class TpchGenerate {
    * output; returns the rows written.
    */
   public static long run(SparkSession spark, double scaleFactor, String output) {
-    return run(spark, scaleFactor, output, System.out, System.console() != null);
+    return run(spark, scaleFactor, output, System.out, ProgressText.stdoutIsTerminal());
   }
 
   /** As {@link #run(SparkSession, double, String)}, showing progress on {@code out}. */

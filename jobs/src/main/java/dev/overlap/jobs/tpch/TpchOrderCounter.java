@@ -11,7 +11,7 @@ import org.apache.spark.util.LongAccumulator;
  * which executors report with their heartbeats and at each task's end, and into {@link #LIVE} when
  * the task runs in the driver's JVM (local mode).
  */
-public final class TpchOrderCounter implements Serializable {
+final class TpchOrderCounter implements Serializable {
   /** Orders counted by tasks running in this JVM (local mode), per run. */
   static final Map<String, LongAdder> LIVE = new ConcurrentHashMap<>();
 

@@ -39,7 +39,7 @@ public class PhaseProgressTest {
   }
 
   @Test
-  void theLineSaysTasksAndRowsDoneAndAShareOfTheScanStagesOnly() {
+  void theLineSaysTasksAndRowsDoneAndAShareOfTheScanStagesOnly() throws Exception {
     TestTables.lineitem(spark, tmp.resolve("one"));
     spark
         .read()
@@ -56,6 +56,8 @@ public class PhaseProgressTest {
     try (PhaseProgress p = new PhaseProgress(spark, "etl Q1", print(bytes), 80, 1000)) {
       assertEquals("etl Q1: starting, ", p.text().replaceAll("[0-9.]+ s$", ""));
       assertEquals(4, q1.count());
+      // The listeners have seen every task's end.
+      spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
       line = p.text();
     }
     // The kernel's rows, from its accumulator; the tasks of the scan stage, not of Spark's final
@@ -108,6 +110,29 @@ public class PhaseProgressTest {
     assertEquals(-1, text.indexOf('\n'), "drawn in place, never a new line: " + text);
     // Erased at the end: blanks over the widest line drawn, the cursor back at the margin.
     assertTrue(text.matches("(?s).*\r {59,}\r$"), text);
+  }
+
+  @Test
+  void aSecondScanIsNamedAndItsShareIsItsOwn() throws Exception {
+    try (PhaseProgress p =
+        new PhaseProgress(
+            spark, "features first pass", print(new ByteArrayOutputStream()), 80, 600_000)) {
+      spark.range(0, 40, 1, 4).count();
+      spark.range(0, 30, 1, 3).count();
+      spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
+      assertTrue(
+          p.text()
+              .startsWith("features first pass, scan 2: 100% (3 of 3 input tasks, 70 rows) in "),
+          p.text());
+    }
+  }
+
+  @Test
+  void aLineLongerThanTheTerminalIsCutToFit() {
+    String line = "x".repeat(120);
+    assertEquals(79, ProgressText.fit(line, 80).length());
+    assertTrue(ProgressText.fit(line, 80).endsWith("…"));
+    assertEquals("short", ProgressText.fit("short", 80));
   }
 
   @Test
