@@ -8,6 +8,7 @@ import dev.overlap.jobs.cli.InputFooters;
 import dev.overlap.jobs.cli.JobArgs;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.cli.PhaseProgress;
 import dev.overlap.jobs.cli.PreFlight;
 import dev.overlap.jobs.cli.ProgressText;
 import dev.overlap.jobs.cli.SparkFolders;
@@ -113,6 +114,7 @@ public final class Main {
    * well: blank it, as Spark does, so that a failure's line starts at the left margin.
    */
   private static void clearProgressBar() {
+    PhaseProgress.stop();
     int width = ProgressText.terminalWidth();
     System.err.print("\r" + " ".repeat(Math.max(1, width)) + "\r");
     if (ProgressText.stdoutIsTerminal()) {

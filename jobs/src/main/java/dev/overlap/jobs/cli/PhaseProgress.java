@@ -34,6 +34,9 @@ public final class PhaseProgress implements AutoCloseable {
   private static final PhaseProgress NONE = new PhaseProgress();
   private static final String ROWS_IN = "overlap.rowsIn";
 
+  /** The line being drawn now, if any: a failure or an interruption stops it ({@link #stop}). */
+  private static volatile PhaseProgress drawing;
+
   private final SparkSession spark;
   private final String label;
   private final PrintStream out;
@@ -104,6 +107,18 @@ public final class PhaseProgress implements AutoCloseable {
               return t;
             });
     timer.scheduleAtFixedRate(this::show, delayMillis, 250, TimeUnit.MILLISECONDS);
+    drawing = this;
+  }
+
+  /**
+   * Stops drawing the line of the phase under way, if any, and erases it: before a failure's or an
+   * interruption's line, which must start at the left margin and stay the last one.
+   */
+  public static void stop() {
+    PhaseProgress p = drawing;
+    if (p != null) {
+      p.close();
+    }
   }
 
   /**
@@ -175,6 +190,9 @@ public final class PhaseProgress implements AutoCloseable {
     if (timer == null) {
       return;
     }
+    if (drawing == this) {
+      drawing = null;
+    }
     timer.shutdownNow();
     try {
       timer.awaitTermination(5, TimeUnit.SECONDS);
@@ -186,6 +204,7 @@ public final class PhaseProgress implements AutoCloseable {
       if (lastLength > 0) {
         out.print("\r" + " ".repeat(Math.max(lastLength, width - 1)) + "\r");
         out.flush();
+        lastLength = 0;
       }
     }
   }

@@ -128,6 +128,21 @@ public class PhaseProgressTest {
   }
 
   @Test
+  void aFailureStopsTheLineAndErasesIt() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PhaseProgress p = new PhaseProgress(spark, "etl Q1", print(bytes), 40, 0)) {
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (bytes.size() == 0) {
+        assertTrue(System.nanoTime() < deadline, "nothing drawn");
+        Thread.sleep(5);
+      }
+      PhaseProgress.stop(); // as Main does before a failure's line
+      String text = bytes.toString(StandardCharsets.UTF_8);
+      assertTrue(text.matches("(?s)\retl Q1: starting.*\r {39,}\r$"), text);
+    }
+  }
+
+  @Test
   void aLineLongerThanTheTerminalIsCutToFit() {
     String line = "x".repeat(120);
     assertEquals(79, ProgressText.fit(line, 80).length());
