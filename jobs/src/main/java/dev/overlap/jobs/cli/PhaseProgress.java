@@ -3,7 +3,6 @@ package dev.overlap.jobs.cli;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -99,13 +98,7 @@ public final class PhaseProgress implements AutoCloseable {
           }
         };
     spark.sparkContext().addSparkListener(listener);
-    timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "overlap-phase-progress");
-              t.setDaemon(true);
-              return t;
-            });
+    timer = ProgressText.timer("overlap-phase-progress");
     timer.scheduleAtFixedRate(this::show, delayMillis, 250, TimeUnit.MILLISECONDS);
     drawing = this;
   }

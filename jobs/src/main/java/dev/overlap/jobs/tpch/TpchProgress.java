@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,13 +89,7 @@ public final class TpchProgress implements AutoCloseable {
           }
         };
     spark.sparkContext().addSparkListener(listener);
-    timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "tpch-generate-progress");
-              t.setDaemon(true);
-              return t;
-            });
+    timer = ProgressText.timer("tpch-generate-progress");
     timer.scheduleAtFixedRate(this::show, 250, 250, TimeUnit.MILLISECONDS);
   }
 
