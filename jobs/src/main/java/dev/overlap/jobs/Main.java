@@ -89,6 +89,15 @@ public final class Main {
         waitForExit();
       }
       clearProgressBar();
+      String hidden = ErrorLines.hiddenOutOfMemory(t);
+      if (hidden != null) {
+        // As if Spark's handler had stopped the JVM for it (exit 52), which it does not do here.
+        String text = FatalExit.outOfMemory(job, master, "a task", hidden, "nothing was changed");
+        LOG.error("{}", text, t);
+        System.err.println("overlap: " + text + logNamed("stack trace"));
+        finished = true;
+        System.exit(52);
+      }
       ErrorLines.Line line = ErrorLines.of(t, job, context);
       if (line.usage()) {
         LOG.info("refused: {}", line.text(), t);

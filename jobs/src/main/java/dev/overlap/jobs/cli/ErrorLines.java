@@ -18,6 +18,24 @@ public final class ErrorLines {
   /** One line, and whether the user's input or command was at fault (exit code 2) or not (1). */
   public record Line(String text, boolean usage) {}
 
+  /**
+   * The out-of-memory error a task's failure hides, or null. Spark's file scan turns an {@code
+   * OutOfMemoryError} into a {@code scala.MatchError} of it (its error handler has no case for it),
+   * so the task fails as any task does instead of stopping the JVM: its message names it.
+   */
+  public static String hiddenOutOfMemory(Throwable t) {
+    for (int depth = 0; t != null && depth < 20; depth++, t = t.getCause()) {
+      String m = t.getMessage();
+      if (t.getClass().getName().equals("scala.MatchError")
+          && m != null
+          && m.startsWith("java.lang.OutOfMemoryError")) {
+        int of = m.indexOf(" (of class ");
+        return of > 0 ? m.substring(0, of) : m;
+      }
+    }
+    return null;
+  }
+
   /** What the run knew before the failure: the output as the user named it, the input's files. */
   public record Context(String output, InputFooters footers) {
     public static final Context NONE = new Context(null, InputFooters.NONE);

@@ -96,6 +96,31 @@ public final class FatalExit {
   }
 
   /**
+   * The line for {@code where} (a task, a thread) running out of memory with {@code error}: in
+   * local mode the tasks run in the driver, whose heap {@code --driver-memory} sets.
+   */
+  public static String outOfMemory(
+      String job, String master, String where, String error, String outcome) {
+    boolean local = master.startsWith("local");
+    long heap = Runtime.getRuntime().maxMemory() >> 20;
+    return job
+        + " ran out of memory in "
+        + where
+        + " ("
+        + error
+        + "): "
+        + (local
+            ? "in local mode the tasks run in the driver, whose heap is "
+                + heap
+                + "m; give it more with --driver-memory, e.g. --driver-memory "
+                + Math.max(2, 2 * ((heap + 1023) >> 10))
+                + "g"
+            : "give the driver more with --driver-memory")
+        + "; "
+        + outcome;
+  }
+
+  /**
    * The line for a shutdown Spark started, or empty for a signal. {@code master} is Spark's master,
    * {@code outcome} what the output holds now.
    */
@@ -126,24 +151,7 @@ public final class FatalExit {
                 ? "a task"
                 : "thread '" + thread + "'";
     if (t instanceof OutOfMemoryError) {
-      boolean local = master.startsWith("local");
-      long heap = Runtime.getRuntime().maxMemory() >> 20;
-      return Optional.of(
-          job
-              + " ran out of memory in "
-              + where
-              + " ("
-              + t
-              + "): "
-              + (local
-                  ? "in local mode the tasks run in the driver, whose heap is "
-                      + heap
-                      + "m; give it more with --driver-memory, e.g. --driver-memory "
-                      + Math.max(2, 2 * ((heap + 1023) >> 10))
-                      + "g"
-                  : "give the driver more with --driver-memory")
-              + "; "
-              + outcome);
+      return Optional.of(outOfMemory(job, master, where, t.toString(), outcome));
     }
     return Optional.of(
         job
