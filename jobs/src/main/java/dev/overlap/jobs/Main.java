@@ -92,7 +92,9 @@ public final class Main {
       String hidden = ErrorLines.hiddenOutOfMemory(t);
       if (hidden != null) {
         // As if Spark's handler had stopped the JVM for it (exit 52), which it does not do here.
-        String text = FatalExit.outOfMemory(job, master, "a task", hidden, "nothing was changed");
+        String text =
+            FatalExit.outOfMemory(
+                job, master == null ? "" : master, "a task", hidden, "nothing was changed");
         LOG.error("{}", text, t);
         System.err.println("overlap: " + text + logNamed("stack trace"));
         finished = true;
