@@ -291,7 +291,7 @@ final class FeaturePlan implements Serializable {
   }
 
   /** A name for the row id that no input column and no feature has ({@link FeatureNames}). */
-  String freeRowIdName() {
-    return FeatureNames.freeRowId(this);
+  String freeRowIdName(List<String> inputNames) {
+    return FeatureNames.freeRowId(this, inputNames);
   }
 }

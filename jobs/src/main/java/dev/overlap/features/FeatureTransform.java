@@ -38,7 +38,7 @@ final class FeatureTransform {
     // materialized once (local checkpoint): evaluated twice over an input whose row order is not
     // deterministic (a shuffle, say), the two sides would number rows differently. The id's name
     // is one no input or output column has, so it replaces nothing.
-    String rowId = plan.freeRowIdName();
+    String rowId = plan.freeRowIdName(List.of(input.columns()));
     Dataset<Row> withId =
         input.withColumn(rowId, functions.monotonically_increasing_id()).localCheckpoint(true);
     plan.rowId = rowId;

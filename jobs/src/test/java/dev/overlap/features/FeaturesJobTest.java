@@ -510,7 +510,8 @@ class FeaturesJobTest {
             .add(
                 FeatureTransform.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2",
                 DataTypes.BooleanType);
-    assertEquals(FeatureTransform.ROW_ID + "_3", new FeaturePlan(schema, 2).freeRowIdName());
+    assertEquals(
+        FeatureTransform.ROW_ID + "_3", new FeaturePlan(schema, 2).freeRowIdName(List.of()));
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       rows.add(RowFactory.create((long) i, new byte[] {(byte) i, (byte) (100 + i)}, i % 3 == 0));
