@@ -89,17 +89,6 @@ public final class Main {
         waitForExit();
       }
       clearProgressBar();
-      String hidden = ErrorLines.hiddenOutOfMemory(t);
-      if (hidden != null) {
-        // As if Spark's handler had stopped the JVM for it (exit 52), which it does not do here.
-        String text =
-            FatalExit.outOfMemory(
-                job, master == null ? "" : master, "a task", hidden, "nothing was changed");
-        LOG.error("{}", text, t);
-        System.err.println("overlap: " + text + logNamed("stack trace"));
-        finished = true;
-        System.exit(52);
-      }
       ErrorLines.Line line = ErrorLines.of(t, job, context);
       if (line.usage()) {
         LOG.info("refused: {}", line.text(), t);
@@ -108,7 +97,7 @@ public final class Main {
         LOG.error("{}", line.text(), t);
         System.err.println("overlap: " + line.text() + logNamed("stack trace"));
       }
-      code = line.usage() ? 2 : 1;
+      code = line.exit();
     }
     finished = true;
     System.exit(code);
@@ -128,11 +117,6 @@ public final class Main {
     PhaseProgress.stop();
     int width = ProgressText.terminalWidth();
     System.err.print("\r" + " ".repeat(Math.max(1, width)) + "\r");
-    if (ProgressText.stdoutIsTerminal()) {
-      // A phase's own line, on standard output.
-      System.out.print("\r" + " ".repeat(Math.max(1, width - 1)) + "\r");
-      System.out.flush();
-    }
   }
 
   static int run(String[] args) throws IOException {
@@ -148,7 +132,7 @@ public final class Main {
     String output = fitOnly ? null : PreFlight.output(a, paths);
     ModelOptions model = ModelOptions.check(a, paths, output);
     InputFooters footers = PreFlight.inputFooters(a, paths);
-    context = new ErrorLines.Context(output, footers);
+    context = new ErrorLines.Context(output, footers, master);
     if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
       footers.partialColumns().ifPresent(w -> System.err.println("overlap: warning: " + w));
     }

@@ -16,7 +16,15 @@ public final class ErrorLines {
       Pattern.compile("((?:file|hdfs|s3a?|gs|abfss?|dbfs):[^\\s'\"`\\]]+)");
 
   /** One line, and whether the user's input or command was at fault (exit code 2) or not (1). */
-  public record Line(String text, boolean usage) {}
+  /**
+   * @param exit the process's exit code: 2 for a usage error; 52 for a task out of memory, as when
+   *     Spark's own handler stops the JVM for it; 1 otherwise
+   */
+  public record Line(String text, boolean usage, int exit) {
+    public Line(String text, boolean usage) {
+      this(text, usage, usage ? 2 : 1);
+    }
+  }
 
   /**
    * The out-of-memory error a task's failure hides, or null. Spark's file scan turns an {@code
@@ -37,8 +45,9 @@ public final class ErrorLines {
   }
 
   /** What the run knew before the failure: the output as the user named it, the input's files. */
-  public record Context(String output, InputFooters footers) {
-    public static final Context NONE = new Context(null, InputFooters.NONE);
+  /** What the lines may name: the output, the input's footers, Spark's master. */
+  public record Context(String output, InputFooters footers, String master) {
+    public static final Context NONE = new Context(null, InputFooters.NONE, "");
   }
 
   private ErrorLines() {}
@@ -72,6 +81,15 @@ public final class ErrorLines {
   }
 
   private static Line known(Throwable c, String job, Context context) {
+    String hidden = hiddenOutOfMemory(c);
+    if (hidden != null) {
+      // A task out of memory that did not stop the JVM: the same line and exit code as one that
+      // did (FatalExit). The job failed before its output was put in place.
+      return new Line(
+          FatalExit.outOfMemory(job, context.master(), "a task", hidden, "nothing was changed"),
+          false,
+          52);
+    }
     String msg = c.getMessage() == null ? "" : c.getMessage();
     if (c instanceof SparkThrowable s && s.getCondition() != null) {
       String cond = s.getCondition();

@@ -26,5 +26,11 @@ class ErrorLinesTest {
                 + " local mode the tasks run in the driver, whose heap is "),
         line);
     assertTrue(line.endsWith("; ok"), line);
+    // The job's line for it: the same words, and the exit code of a task out of memory.
+    ErrorLines.Line l =
+        ErrorLines.of(job, "features", new ErrorLines.Context(null, InputFooters.NONE, "local[2]"));
+    assertEquals(52, l.exit());
+    assertTrue(l.text().startsWith("features ran out of memory in a task (java.lang"), l.text());
+    assertTrue(l.text().endsWith("; nothing was changed"), l.text());
   }
 }
