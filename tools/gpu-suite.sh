@@ -4,7 +4,7 @@
 #   tools/gpu-suite.sh [tests] [copy] [spark] [rapids]    default: the first three
 #     rapids: the tests tagged rapids (both plugins in one session), with the RAPIDS Accelerator's
 #     jar from pack.sh --rapids on the class path in place of cuDF's
-#   env: COPY_MODE (main, diag or full; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS
+#   env: COPY_MODE (main or diag; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS
 set -uo pipefail
 out="${OUT:-gpu-out}"
 mkdir -p "$out"

@@ -1,8 +1,8 @@
 package dev.overlap.executor;
 
 import dev.overlap.executor.api.Public;
-import dev.overlap.executor.spark.OverlapDriverPlugin;
-import dev.overlap.executor.spark.OverlapExecutorPlugin;
+import dev.overlap.executor.plugin.OverlapDriverPlugin;
+import dev.overlap.executor.plugin.OverlapExecutorPlugin;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.SparkPlugin;

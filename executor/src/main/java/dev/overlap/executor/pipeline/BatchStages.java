@@ -16,6 +16,9 @@ import java.util.List;
  * result's to wait for, and it keeps what that work reads (the input it retained) until then. A
  * stage that throws leaves its input as it was given: the pipeline may give it to the stage again.
  *
+ * <p>An input path gives the {@link Upload}, the kernel the {@link Compute} and an output mode the
+ * {@link Download}; {@link #of} joins them.
+ *
  * <p>Out of device memory: when upload or compute throws what {@link #outOfMemory} recognizes as a
  * failed device allocation, the pipeline waits for the batches ahead of it in later stages to
  * finish (their memory and budget bytes come back), runs the stage again once, and if it fails
@@ -77,5 +80,60 @@ public interface BatchStages<
   /** The device's free memory for an out-of-memory error's line; negative when unknown. */
   default long freeDeviceBytes() {
     return -1;
+  }
+
+  /** The three pieces as one set of stages. */
+  static <
+          H extends AutoCloseable,
+          D extends AutoCloseable,
+          O extends AutoCloseable,
+          R extends AutoCloseable>
+      BatchStages<H, D, O, R> of(
+          Upload<H, D> upload, Compute<D, O> compute, Download<O, R> download) {
+    return new BatchStages<>() {
+      @Override
+      public D upload(H host) throws Exception {
+        return upload.upload(host);
+      }
+
+      @Override
+      public O compute(D device) throws Exception {
+        return compute.compute(device);
+      }
+
+      @Override
+      public R download(O output) throws Exception {
+        return download.download(output);
+      }
+
+      @Override
+      public String outOfMemory(PipelineStage stage, Throwable failure) {
+        return switch (stage) {
+          case UPLOAD -> upload.outOfMemory(failure);
+          case COMPUTE -> compute.outOfMemory(failure);
+          default -> null;
+        };
+      }
+
+      @Override
+      public List<H> splitHost(H host) {
+        return upload.splitHost(host);
+      }
+
+      @Override
+      public List<D> splitDevice(D device) {
+        return compute.splitDevice(device);
+      }
+
+      @Override
+      public long outputBytes(O output) {
+        return compute.outputBytes(output);
+      }
+
+      @Override
+      public long freeDeviceBytes() {
+        return compute.freeDeviceBytes();
+      }
+    };
   }
 }

@@ -1,5 +1,6 @@
 package dev.overlap.executor.pipeline;
 
+import dev.overlap.executor.resource.Closing;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

@@ -1,6 +1,7 @@
 package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.resource.TaskTag;
 
 /**
  * Told when a stage of a batch starts and ends, on the thread that runs it: the pipeline's upload,

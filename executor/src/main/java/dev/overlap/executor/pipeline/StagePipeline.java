@@ -1,6 +1,7 @@
 package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.resource.TaskTag;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

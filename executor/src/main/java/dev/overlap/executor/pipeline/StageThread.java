@@ -1,6 +1,8 @@
 package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.resource.BatchTracker;
+import dev.overlap.executor.resource.TaskTag;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;

@@ -2,7 +2,7 @@ package dev.overlap.executor.trace;
 
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.StageListener;
-import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.resource.TaskTag;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.config.OverlapConf;
-import dev.overlap.executor.spark.ExecutorState;
+import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.testing.AllTypesKernel;
 import dev.overlap.executor.testing.GpuSession;
 import dev.overlap.executor.testing.TestData;

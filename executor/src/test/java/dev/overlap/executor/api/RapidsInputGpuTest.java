@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Rmm;
-import dev.overlap.executor.spark.ExecutorState;
+import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.testing.AllTypesKernel;
 import dev.overlap.executor.testing.TestData;
 import java.nio.file.Files;

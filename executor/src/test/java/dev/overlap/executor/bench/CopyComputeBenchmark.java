@@ -11,17 +11,21 @@ import ai.rapids.cudf.RmmAllocationMode;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.PipelineStage;
-import dev.overlap.executor.device.CudfStages;
-import dev.overlap.executor.device.StreamPair;
-import dev.overlap.executor.pack.BatchLayout;
-import dev.overlap.executor.pack.ColumnType;
-import dev.overlap.executor.pack.HostBatch;
-import dev.overlap.executor.pack.HostBatchWriter;
+import dev.overlap.executor.compute.KernelStage;
+import dev.overlap.executor.gpu.StreamPair;
+import dev.overlap.executor.input.rows.BatchLayout;
+import dev.overlap.executor.input.rows.HostBatch;
+import dev.overlap.executor.input.rows.HostBatchWriter;
+import dev.overlap.executor.input.rows.PackedTable;
+import dev.overlap.executor.input.rows.PackedUpload;
+import dev.overlap.executor.output.rows.HostTable;
+import dev.overlap.executor.output.rows.RowsDownload;
+import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.PipelineMetrics;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
-import dev.overlap.executor.rows.HostTable;
+import dev.overlap.executor.types.ColumnType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,10 +46,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * HashRoundsKernel}, whose cost is integer arithmetic. Each is calibrated in the run so that its
  * balanced cost takes as long as the copy.
  *
- * <p>Usage: {@code CopyComputeBenchmark [chunks=64] [chunkMiB=128] [runs=5] [main|diag|full]}:
- * {@code main} prints the main table only, {@code diag} (the default) adds the diagnostics, {@code
- * full} adds to those the variants that made no difference (8 MiB copy pieces, asynchronous
- * compute).
+ * <p>Usage: {@code CopyComputeBenchmark [chunks=64] [chunkMiB=128] [runs=5] [main|diag]}: {@code
+ * main} prints the main table only, {@code diag} (the default) adds the diagnostics.
  */
 public final class CopyComputeBenchmark {
   private static final StructType SCHEMA = new StructType().add("x", DataTypes.LongType, false);
@@ -158,11 +160,6 @@ public final class CopyComputeBenchmark {
         });
   }
 
-  /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
-  double[] pipeline(GpuKernel k, StreamPair streams, int depth) throws Exception {
-    return pipeline(k, streams, depth, Long.MAX_VALUE, false);
-  }
-
   /**
    * Copy and compute at the same time with no pipeline in between: the copy loop of {@link
    * #pinnedPeak} on one thread and the loop of {@link #computeOnly} on another, started together.
@@ -210,9 +207,8 @@ public final class CopyComputeBenchmark {
         });
   }
 
-  double[] pipeline(
-      GpuKernel k, StreamPair streams, int depth, long copyPiece, boolean asyncCompute)
-      throws Exception {
+  /** Returns {wall seconds, upload busy seconds, compute busy seconds}. */
+  double[] pipeline(GpuKernel k, StreamPair streams, int depth) throws Exception {
     double[] busy = new double[2];
     double wall =
         median(
@@ -229,11 +225,10 @@ public final class CopyComputeBenchmark {
                 try (TaskLane<HostBatch, HostTable> lane =
                     p.openLane(
                         "bench",
-                        new CudfStages(
-                            streams,
-                            k,
-                            k.outputSchema(SCHEMA),
-                            new CudfStages.Options(copyPiece, asyncCompute, true)),
+                        BatchStages.of(
+                            new PackedUpload(streams, k.name()),
+                            new KernelStage<>(k, new PackedTable()),
+                            new RowsDownload(streams, k.outputSchema(SCHEMA), k.name(), true)),
                         depth)) {
                   int next = 0;
                   while (next < chunks || lane.pending() > 0) {
@@ -261,9 +256,7 @@ public final class CopyComputeBenchmark {
    * the hardware bound with both loops running at once and no pipeline; the kernel alone with a
    * synchronization and a result copy after each chunk (what the pipeline's compute stage does);
    * and the pipeline itself, for both kernel families. For {@link PassesKernel} also the same
-   * kernel without host-to-device copies inside it ({@link DeviceOnlyPassesKernel}) and, with
-   * {@code full}, the pipeline with its copies cut into 8 MiB pieces and the compute stage that
-   * does not wait on the host.
+   * kernel without host-to-device copies inside it ({@link DeviceOnlyPassesKernel}).
    */
   void diagnose(
       StreamPair streams,
@@ -271,8 +264,7 @@ public final class CopyComputeBenchmark {
       DeviceMemoryBuffer[] dev,
       double copy,
       int balanced,
-      double hashBalanced,
-      boolean full)
+      double hashBalanced)
       throws Exception {
     System.out.println(
         "diagnostics    cost    variant                 compute_s  each_s  concurrent_s  pipe_s"
@@ -282,15 +274,8 @@ public final class CopyComputeBenchmark {
       try (DeviceOnlyPassesKernel lean = new DeviceOnlyPassesKernel(passes, rows)) {
         PassesKernel plain = new PassesKernel(passes, 0);
         List<Variant> variants = new ArrayList<>();
-        variants.add(new Variant("pipeline", plain, Long.MAX_VALUE, false));
-        if (full) {
-          variants.add(new Variant("pipeline 8 MiB copies", plain, 8L << 20, false));
-        }
-        variants.add(new Variant("device-only kernel", lean, Long.MAX_VALUE, false));
-        if (full) {
-          variants.add(new Variant("async compute", plain, Long.MAX_VALUE, true));
-          variants.add(new Variant("async, device-only", lean, Long.MAX_VALUE, true));
-        }
+        variants.add(new Variant("pipeline", plain));
+        variants.add(new Variant("device-only kernel", lean));
         for (Variant v : variants) {
           diagnoseRow(streams, resident, dev, copy, label, Integer.toString(passes), v);
         }
@@ -304,13 +289,12 @@ public final class CopyComputeBenchmark {
           copy,
           rounds == hashBalanced ? "balanced" : "compute-bound",
           String.format(Locale.ROOT, "%.2f", rounds),
-          new Variant(
-              "SHA-1 rounds pipeline", new HashRoundsKernel(rounds), Long.MAX_VALUE, false));
+          new Variant("SHA-1 rounds pipeline", new HashRoundsKernel(rounds)));
     }
   }
 
   /** One way of running the pipeline in {@link #diagnose}. */
-  private record Variant(String name, GpuKernel kernel, long copyPiece, boolean async) {}
+  private record Variant(String name, GpuKernel kernel) {}
 
   private void diagnoseRow(
       StreamPair streams,
@@ -325,7 +309,7 @@ public final class CopyComputeBenchmark {
     double compute = computeOnly(k, resident);
     double each = computeEach(k, resident);
     double conc = concurrent(k, resident, streams.copyStream(), dev);
-    double[] pipe = pipeline(k, streams, 8, v.copyPiece(), v.async());
+    double[] pipe = pipeline(k, streams, 8);
     double ideal = Math.max(copy, compute);
     System.out.println(
         String.format(
@@ -349,8 +333,8 @@ public final class CopyComputeBenchmark {
     int chunkMiB = args.length > 1 ? Integer.parseInt(args[1]) : 128;
     int runs = args.length > 2 ? Integer.parseInt(args[2]) : 5;
     String mode = args.length > 3 ? args[3] : "diag";
-    if (!mode.equals("main") && !mode.equals("diag") && !mode.equals("full")) {
-      throw new IllegalArgumentException("mode must be main, diag or full: " + mode);
+    if (!mode.equals("main") && !mode.equals("diag")) {
+      throw new IllegalArgumentException("mode must be main or diag: " + mode);
     }
     long total = (long) chunks * chunkMiB << 20;
     Rmm.initialize(RmmAllocationMode.POOL, null, Math.max(16L << 30, 3 * total));
@@ -452,7 +436,7 @@ public final class CopyComputeBenchmark {
         System.out.println(line);
       }
       if (!mode.equals("main")) {
-        b.diagnose(streams, resident, dev, copy, balanced, hashBalanced, mode.equals("full"));
+        b.diagnose(streams, resident, dev, copy, balanced, hashBalanced);
       }
       for (Table t : resident) {
         t.close();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.resource.TaskTag;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

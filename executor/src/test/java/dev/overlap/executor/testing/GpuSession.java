@@ -8,7 +8,7 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.config.ByteSize;
-import dev.overlap.executor.pack.PinnedShare;
+import dev.overlap.executor.resource.PinnedShare;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;

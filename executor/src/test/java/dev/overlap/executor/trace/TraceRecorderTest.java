@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.overlap.executor.api.PipelineStage;
-import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.resource.TaskTag;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -5,7 +5,8 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import dev.overlap.executor.config.OverlapConfigException
-import dev.overlap.executor.spark.{ColumnarPlans, JobReport}
+import dev.overlap.executor.plan.ColumnarPlans
+import dev.overlap.executor.task.JobReport
 import dev.overlap.executor.testing.{AllTypesKernel, NoCpuKernel, TestData}
 import org.apache.logging.log4j.{Level, LogManager}
 import org.apache.logging.log4j.core.{LogEvent, LoggerContext}

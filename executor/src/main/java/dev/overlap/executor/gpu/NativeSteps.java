@@ -1,0 +1,95 @@
+package dev.overlap.executor.gpu;
+
+import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.HostMemoryBuffer;
+import ai.rapids.cudf.PinnedMemoryPool;
+import ai.rapids.cudf.Rmm;
+import ai.rapids.cudf.RmmAllocationMode;
+
+/**
+ * The native steps {@link GpuRuntime#start} takes, in the order it takes them, behind one seam so
+ * that a test without a GPU can fail any of them. {@link #CUDF} calls cuDF.
+ */
+public interface NativeSteps {
+  void setDevice(int device);
+
+  boolean rmmInitialized();
+
+  /** Free bytes on the current device. */
+  long freeDeviceBytes();
+
+  void initRmm(long poolBytes);
+
+  void shutdownRmm();
+
+  boolean pinnedInitialized();
+
+  void initPinned(long bytes);
+
+  void shutdownPinned();
+
+  /** A buffer from the pinned pool, or null when it has no room. */
+  HostMemoryBuffer tryPinned(long bytes);
+
+  HostMemoryBuffer pageable(long bytes);
+
+  StreamPair streams();
+
+  NativeSteps CUDF =
+      new NativeSteps() {
+        @Override
+        public void setDevice(int device) {
+          Cuda.setDevice(device);
+        }
+
+        @Override
+        public boolean rmmInitialized() {
+          return Rmm.isInitialized();
+        }
+
+        @Override
+        public long freeDeviceBytes() {
+          return Cuda.memGetInfo().free;
+        }
+
+        @Override
+        public void initRmm(long poolBytes) {
+          Rmm.initialize(RmmAllocationMode.POOL, null, poolBytes);
+        }
+
+        @Override
+        public void shutdownRmm() {
+          Rmm.shutdown();
+        }
+
+        @Override
+        public boolean pinnedInitialized() {
+          return PinnedMemoryPool.isInitialized();
+        }
+
+        @Override
+        public void initPinned(long bytes) {
+          PinnedMemoryPool.initialize(bytes);
+        }
+
+        @Override
+        public void shutdownPinned() {
+          PinnedMemoryPool.shutdown();
+        }
+
+        @Override
+        public HostMemoryBuffer tryPinned(long bytes) {
+          return PinnedMemoryPool.tryAllocate(bytes);
+        }
+
+        @Override
+        public HostMemoryBuffer pageable(long bytes) {
+          return HostMemoryBuffer.allocate(bytes, false);
+        }
+
+        @Override
+        public StreamPair streams() {
+          return new StreamPair();
+        }
+      };
+}

@@ -1,0 +1,90 @@
+package dev.overlap.executor.input.parquet;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.execution.datasources.FilePartition;
+import org.apache.spark.sql.execution.datasources.FileScanRDD;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A Parquet scan as the GPU path reads it: the file splits of each of the scan's partitions (as
+ * Spark planned them), the columns the kernel reads, and the Hadoop configuration to open the files
+ * with. Serialized with the job's closure.
+ */
+public final class ParquetInput implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final FileSplit[][] partitions;
+  private final ScanColumns columns;
+  private final SerializableConfiguration conf;
+
+  private ParquetInput(FileSplit[][] partitions, ScanColumns columns, Configuration conf) {
+    this.partitions = partitions;
+    this.columns = columns;
+    this.conf = new SerializableConfiguration(conf);
+  }
+
+  /**
+   * The GPU path's view of {@code scan}, whose columns {@code names} the kernel reads as {@code
+   * kernelInput}; null when the scan's partitions are not file partitions.
+   */
+  public static ParquetInput of(
+      FileSourceScanExec scan, String[] names, StructType kernelInput, SparkSession spark) {
+    RDD<?> rdd = scan.inputRDD();
+    if (!(rdd instanceof FileScanRDD files)) {
+      return null;
+    }
+    List<FilePartition> parts = CollectionConverters.asJava(files.filePartitions());
+    FileSplit[][] splits = new FileSplit[parts.size()][];
+    for (FilePartition p : parts) {
+      PartitionedFile[] fs = p.files();
+      FileSplit[] s = new FileSplit[fs.length];
+      for (int i = 0; i < fs.length; i++) {
+        PartitionedFile f = fs[i];
+        s[i] =
+            new FileSplit(
+                f.toPath().toUri().toString(),
+                f.start(),
+                f.length(),
+                f.fileSize(),
+                f.modificationTime());
+      }
+      splits[p.index()] = s;
+    }
+    var session = (org.apache.spark.sql.classic.SparkSession) spark;
+    Configuration conf = session.sessionState().newHadoopConfWithOptions(scan.relation().options());
+    ScanColumns columns =
+        new ScanColumns(
+            names,
+            kernelInput,
+            session.sessionState().conf().caseSensitiveAnalysis(),
+            spark.conf().get("spark.sql.parquet.datetimeRebaseModeInRead"));
+    return new ParquetInput(splits, columns, conf);
+  }
+
+  /**
+   * Plans partition {@code partition}'s splits.
+   *
+   * @throws NotForGpu for the first file the GPU would not read exactly as Spark does
+   */
+  public List<FilePlan> plan(int partition) throws IOException, NotForGpu {
+    List<FilePlan> out = new ArrayList<>();
+    for (FileSplit s : partitions[partition]) {
+      out.add(FilePlan.of(s, columns, conf.value()));
+    }
+    return out;
+  }
+
+  public Configuration conf() {
+    return conf.value();
+  }
+}

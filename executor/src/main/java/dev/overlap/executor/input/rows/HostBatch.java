@@ -1,0 +1,269 @@
+package dev.overlap.executor.input.rows;
+
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.HostColumnVector;
+import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.pipeline.PackedBatch;
+import dev.overlap.executor.resource.Closing;
+import dev.overlap.executor.resource.RefCounted;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One packed batch: up to {@link BatchLayout#capacityRows} rows in cuDF's column layout, inside a
+ * staging buffer (pinned host memory on a GPU executor); or a run of the rows of one ({@link
+ * #halves}), when its upload did not fit in device memory.
+ *
+ * <p>Ownership: the batch holds its staging buffer until {@link #close}, which hands the buffer
+ * back to whoever lent it (the executor's staging pool). The pipeline closes a batch once its
+ * upload has completed. A part holds a reference to the batch it was cut from and its own string
+ * offsets (rebased to start at 0); its close frees those and drops that reference.
+ */
+public final class HostBatch extends RefCounted<HostBatch> implements PackedBatch {
+  private final BatchLayout layout;
+  private final DType[] dtypes;
+  private final HostMemoryBuffer staging;
+  private final Runnable onClose;
+  private final int first;
+  private final int rows;
+  private final long[] nullCounts;
+  private final long[] stringBytes;
+  // Per string column: where its bytes start in the column's data region, and where its offsets
+  // lie (the staging buffer, or a part's own buffer).
+  private final long[] stringStart;
+  private final HostMemoryBuffer[] offsetsIn;
+  private final long[] offsetsAt;
+
+  HostBatch(
+      BatchLayout layout,
+      DType[] dtypes,
+      HostMemoryBuffer staging,
+      Runnable onClose,
+      int rows,
+      long[] nullCounts,
+      long[] stringBytes) {
+    this(layout, dtypes, staging, onClose, 0, rows, nullCounts, stringBytes, null, null, null);
+  }
+
+  private HostBatch(
+      BatchLayout layout,
+      DType[] dtypes,
+      HostMemoryBuffer staging,
+      Runnable onClose,
+      int first,
+      int rows,
+      long[] nullCounts,
+      long[] stringBytes,
+      long[] stringStart,
+      HostMemoryBuffer[] offsetsIn,
+      long[] offsetsAt) {
+    this.layout = layout;
+    this.dtypes = dtypes;
+    this.staging = staging;
+    this.onClose = onClose;
+    this.first = first;
+    this.rows = rows;
+    this.nullCounts = nullCounts;
+    this.stringBytes = stringBytes;
+    int n = layout.columns();
+    this.stringStart = stringStart != null ? stringStart : new long[n];
+    this.offsetsIn = offsetsIn != null ? offsetsIn : new HostMemoryBuffer[n];
+    this.offsetsAt = offsetsAt != null ? offsetsAt : layout.offsetsOffset.clone();
+    if (offsetsIn == null) {
+      java.util.Arrays.fill(this.offsetsIn, staging);
+    }
+  }
+
+  @Override
+  public int rows() {
+    return rows;
+  }
+
+  public int columns() {
+    return layout.columns();
+  }
+
+  public long nullCount(int column) {
+    return nullCounts[column];
+  }
+
+  public DType dtype(int column) {
+    return dtypes[column];
+  }
+
+  public HostMemoryBuffer staging() {
+    return staging;
+  }
+
+  /**
+   * Offset in the staging buffer and length of the used part of a column's validity mask (a part's
+   * mask starts on a byte: its first row is a multiple of 8).
+   */
+  public long validityOffset(int c) {
+    return layout.validityOffset[c] + first / 8;
+  }
+
+  public long validityLength() {
+    return BatchLayout.validityBytes(rows);
+  }
+
+  public long dataOffset(int c) {
+    return layout.dataOffset[c]
+        + (layout.type(c).hasOffsets() ? stringStart[c] : (long) first * layout.type(c).width());
+  }
+
+  public long dataLength(int c) {
+    return layout.type(c).hasOffsets() ? stringBytes[c] : (long) rows * layout.type(c).width();
+  }
+
+  /** Where a string column's offsets lie: the staging buffer, or a part's own buffer. */
+  public HostMemoryBuffer offsetsBuffer(int c) {
+    return offsetsIn[c];
+  }
+
+  /** Offset of a string column's offsets in {@link #offsetsBuffer}. */
+  public long offsetsOffset(int c) {
+    return offsetsAt[c];
+  }
+
+  public long offsetsLength(int c) {
+    return layout.type(c).hasOffsets() ? 4L * (rows + 1) : 0;
+  }
+
+  /** Whether column {@code c} has an offsets buffer (strings). */
+  public boolean hasOffsets(int c) {
+    return layout.type(c).hasOffsets();
+  }
+
+  /** Bytes this batch occupies on the device once uploaded: the used regions, each aligned. */
+  @Override
+  public long deviceBytes() {
+    long total = 0;
+    for (int c = 0; c < columns(); c++) {
+      if (nullCounts[c] > 0) {
+        total += BatchLayout.align(validityLength());
+      }
+      total += BatchLayout.align(Math.max(1, dataLength(c)));
+      total += BatchLayout.align(offsetsLength(c));
+    }
+    return total;
+  }
+
+  /** Bytes copied to the device for this batch. */
+  @Override
+  public long copyBytes() {
+    long total = 0;
+    for (int c = 0; c < columns(); c++) {
+      total += (nullCounts[c] > 0 ? validityLength() : 0) + dataLength(c) + offsetsLength(c);
+    }
+    return total;
+  }
+
+  /**
+   * Host column views over the staging buffer, without copying: for reading a batch back on the
+   * host. The caller closes them; the staging buffer stays alive until they and this batch are
+   * closed.
+   */
+  public HostColumnVector[] toHostColumns() {
+    HostColumnVector[] out = new HostColumnVector[columns()];
+    for (int c = 0; c < out.length; c++) {
+      HostMemoryBuffer valid =
+          nullCounts[c] > 0 ? staging.slice(validityOffset(c), validityLength()) : null;
+      HostMemoryBuffer data = staging.slice(dataOffset(c), Math.max(1, dataLength(c)));
+      HostMemoryBuffer offsets =
+          hasOffsets(c) ? offsetsIn[c].slice(offsetsOffset(c), offsetsLength(c)) : null;
+      out[c] =
+          new HostColumnVector(dtypes[c], rows, Optional.of(nullCounts[c]), data, valid, offsets);
+    }
+    return out;
+  }
+
+  /**
+   * Cuts the batch into two runs of its rows, the first a multiple of 8 rows long, for an upload
+   * that did not fit in device memory. Each part holds a reference to this batch, which the caller
+   * still closes. Empty when the batch has 8 rows or fewer: a part's validity masks start on a
+   * byte, so this is the smallest batch.
+   */
+  public List<HostBatch> halves() {
+    if (rows <= 8) {
+      return List.of();
+    }
+    int k = Math.max(8, rows / 2 / 8 * 8);
+    HostBatch head = part(0, k);
+    try {
+      return List.of(head, part(k, rows - k));
+    } catch (RuntimeException e) {
+      throw Closing.after(e, List.of(head));
+    } catch (Error e) {
+      throw Closing.after(e, List.of(head));
+    }
+  }
+
+  /** Rows {@code [from, from + n)}, {@code from} a multiple of 8, as a batch of their own. */
+  private HostBatch part(int from, int n) {
+    int cols = layout.columns();
+    long[] nulls = new long[cols];
+    long[] bytes = new long[cols];
+    long[] start = stringStart.clone();
+    HostMemoryBuffer[] in = offsetsIn.clone();
+    long[] at = offsetsAt.clone();
+    List<HostMemoryBuffer> own = new ArrayList<>();
+    try {
+      for (int c = 0; c < cols; c++) {
+        nulls[c] = nullCounts[c] == 0 ? 0 : nullsIn(c, from, n);
+        if (layout.type(c).hasOffsets()) {
+          HostMemoryBuffer o = offsetsIn[c];
+          int base = o.getInt(offsetsAt[c] + 4L * from);
+          bytes[c] = o.getInt(offsetsAt[c] + 4L * (from + n)) - base;
+          start[c] = stringStart[c] + base;
+          if (from > 0) {
+            // cuDF wants offsets from 0: the part's own, rebased.
+            HostMemoryBuffer r = HostMemoryBuffer.allocate(4L * (n + 1), false);
+            own.add(r);
+            for (int i = 0; i <= n; i++) {
+              r.setInt(4L * i, o.getInt(offsetsAt[c] + 4L * (from + i)) - base);
+            }
+            in[c] = r;
+            at[c] = 0;
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      throw Closing.after(e, own);
+    } catch (Error e) {
+      throw Closing.after(e, own);
+    }
+    HostBatch whole = retain();
+    Runnable release =
+        () -> {
+          try {
+            Closing.all(own);
+          } finally {
+            whole.close();
+          }
+        };
+    return new HostBatch(
+        layout, dtypes, staging, release, first + from, n, nulls, bytes, start, in, at);
+  }
+
+  /** Nulls of column {@code c} in rows {@code [from, from + n)}, {@code from} a multiple of 8. */
+  private long nullsIn(int c, int from, int n) {
+    long mask = validityOffset(c) + from / 8;
+    long valid = 0;
+    int full = n / 8;
+    for (int i = 0; i < full; i++) {
+      valid += Integer.bitCount(staging.getByte(mask + i) & 0xFF);
+    }
+    if (n % 8 != 0) {
+      valid += Integer.bitCount(staging.getByte(mask + full) & ((1 << (n % 8)) - 1));
+    }
+    return n - valid;
+  }
+
+  /** The last owner gives the staging buffer back. */
+  @Override
+  protected void free() {
+    onClose.run();
+  }
+}

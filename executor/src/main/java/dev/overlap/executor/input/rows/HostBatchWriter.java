@@ -1,0 +1,281 @@
+package dev.overlap.executor.input.rows;
+
+import ai.rapids.cudf.DType;
+import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.types.ColumnType;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * Packs rows or Spark columnar batches into a staging buffer in cuDF's column layout. One writer
+ * serves one task: {@link #begin} a batch in a staging buffer, {@link #append} rows or {@link
+ * #appendColumns} column ranges until it is full, then {@link #finish}.
+ *
+ * <p>Columnar input is copied column by column: fixed-width values in bulk (one array copy per
+ * column and range), strings value by value. Rows are written value by value.
+ *
+ * <p>Not thread-safe; used by its task's thread only.
+ */
+public final class HostBatchWriter {
+  private final StructType schema;
+  private final BatchLayout layout;
+  private final DType[] dtypes;
+  private final int[] precision;
+  private final int[] scale;
+
+  private HostMemoryBuffer staging;
+  private Runnable release;
+  private long base;
+  private int rows;
+  private long[] nullCounts;
+  private long[] stringBytes;
+  private final FittedStrings fitted;
+
+  public HostBatchWriter(StructType schema, BatchLayout layout) {
+    this.schema = schema;
+    this.layout = layout;
+    int n = layout.columns();
+    dtypes = new DType[n];
+    fitted = new FittedStrings(n);
+    precision = new int[n];
+    scale = new int[n];
+    for (int c = 0; c < n; c++) {
+      dtypes[c] = layout.type(c).dtype(schema.fields()[c].dataType());
+      if (schema.fields()[c].dataType() instanceof DecimalType d) {
+        precision[c] = d.precision();
+        scale[c] = d.scale();
+      }
+    }
+  }
+
+  public BatchLayout layout() {
+    return layout;
+  }
+
+  /**
+   * Starts a batch in {@code buffer}, which must hold {@link BatchLayout#totalBytes} bytes. The
+   * batch {@link #finish} returns owns the buffer and runs {@code release} when it is closed. When
+   * this method throws, no batch is open and the caller still owns the buffer.
+   */
+  public void begin(HostMemoryBuffer buffer, Runnable release) {
+    if (staging != null) {
+      throw new IllegalStateException("a batch is already open");
+    }
+    if (buffer.getLength() < layout.totalBytes) {
+      throw new IllegalArgumentException(
+          "staging buffer of " + buffer.getLength() + " bytes, layout needs " + layout.totalBytes);
+    }
+    long address = buffer.getAddress();
+    for (int c = 0; c < layout.columns(); c++) {
+      Platform.setMemory(
+          address + layout.validityOffset[c],
+          (byte) 0xFF,
+          BatchLayout.validityBytes(layout.capacityRows));
+      if (layout.type(c).hasOffsets()) {
+        Platform.putInt(null, address + layout.offsetsOffset[c], 0);
+      }
+    }
+    // Opened only once nothing can fail: when begin throws, the caller still owns the buffer.
+    this.staging = buffer;
+    this.release = release;
+    this.base = address;
+    this.rows = 0;
+    this.nullCounts = new long[layout.columns()];
+    this.stringBytes = new long[layout.columns()];
+  }
+
+  public int rows() {
+    return rows;
+  }
+
+  public boolean isFull() {
+    return rows >= layout.capacityRows;
+  }
+
+  /** Hands the packed batch over; the writer is ready for the next {@link #begin}. */
+  public HostBatch finish() {
+    if (staging == null) {
+      throw new IllegalStateException("no batch is open");
+    }
+    HostBatch b = new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes);
+    staging = null;
+    release = null;
+    return b;
+  }
+
+  /**
+   * Gives the staging buffer back without producing a batch (the input failed mid-batch). Safe to
+   * call when no batch is open.
+   */
+  public void abort() {
+    if (staging != null) {
+      Runnable r = release;
+      staging = null;
+      release = null;
+      r.run();
+    }
+  }
+
+  // ---- rows ------------------------------------------------------------------------------------
+
+  /**
+   * Appends one row.
+   *
+   * @return false when the row does not fit (the batch is full, or a string column's share of the
+   *     buffer is); nothing was written and the caller starts a new batch with this row
+   * @throws IllegalArgumentException when the row does not fit even an empty batch
+   */
+  public boolean append(InternalRow row) {
+    if (isFull()) {
+      return false;
+    }
+    for (int c = 0; c < layout.columns(); c++) {
+      if (layout.type(c).hasOffsets() && !row.isNullAt(c)) {
+        long len = row.getUTF8String(c).numBytes();
+        if (stringBytes[c] + len > layout.dataCapacity[c]) {
+          if (rows == 0) {
+            throw tooLarge(c, len);
+          }
+          return false;
+        }
+      }
+    }
+    for (int c = 0; c < layout.columns(); c++) {
+      writeValue(c, row, rows);
+    }
+    rows++;
+    return true;
+  }
+
+  /** Writes column {@code c} of {@code row} as row {@code at} of the batch. */
+  private void writeValue(int c, InternalRow row, int at) {
+    ColumnType t = layout.type(c);
+    long dst = base + layout.dataOffset[c] + (long) at * t.width();
+    if (row.isNullAt(c)) {
+      setNull(c, at);
+      if (t.hasOffsets()) {
+        Platform.putInt(null, offsetAddress(c, at + 1), (int) stringBytes[c]);
+      }
+      return;
+    }
+    if (t.hasOffsets()) {
+      putString(c, at, row.getUTF8String(c));
+    } else {
+      t.put(row, c, precision[c], scale[c], dst);
+    }
+  }
+
+  // ---- columnar --------------------------------------------------------------------------------
+
+  /**
+   * Appends rows {@code [start, start + n)} of {@code batch} for as many rows as fit.
+   *
+   * @return how many rows were appended; fewer than asked when the batch filled up
+   */
+  public int appendColumns(ColumnarBatch batch, int start, int n) {
+    int take = Math.min(n, layout.capacityRows - rows);
+    for (int c = 0; c < layout.columns(); c++) {
+      if (layout.type(c).hasOffsets()) {
+        take = fitStrings(c, batch.column(c), start, take);
+      }
+    }
+    if (take == 0) {
+      return 0;
+    }
+    for (int c = 0; c < layout.columns(); c++) {
+      if (layout.type(c).hasOffsets()) {
+        copyStrings(c, take);
+      } else if (!copyBulk(c, batch.column(c), start, take)) {
+        for (int i = 0; i < take; i++) {
+          writeValue(c, batch.getRow(start + i), rows + i);
+        }
+      }
+    }
+    rows += take;
+    return take;
+  }
+
+  /**
+   * Reads up to {@code take} values of string column {@code c} into {@link #fitted}, stopping at
+   * the first that does not fit the column's share of the buffer.
+   *
+   * @return how many fit
+   */
+  private int fitStrings(int c, ColumnVector v, int start, int take) {
+    int fit = fitted.fit(c, v, start, take, layout.dataCapacity[c] - stringBytes[c]);
+    if (fit == 0 && rows == 0 && fitted.refusedBytes() >= 0) {
+      throw tooLarge(c, fitted.refusedBytes());
+    }
+    return fit;
+  }
+
+  /** Writes the first {@code take} values {@link #fitStrings} read for column {@code c}. */
+  private void copyStrings(int c, int take) {
+    for (int i = 0; i < take; i++) {
+      UTF8String s = fitted.take(c, i);
+      if (s == null) {
+        setNull(c, rows + i);
+        Platform.putInt(null, offsetAddress(c, rows + i + 1), (int) stringBytes[c]);
+      } else {
+        putString(c, rows + i, s);
+      }
+    }
+  }
+
+  /**
+   * Copies a fixed-width column range with one array copy, and its nulls.
+   *
+   * @return false when the column must go value by value instead (see {@link ColumnType#copy})
+   */
+  private boolean copyBulk(int c, ColumnVector v, int start, int n) {
+    ColumnType t = layout.type(c);
+    if (!t.copy(v, start, n, base + layout.dataOffset[c] + (long) rows * t.width())) {
+      return false;
+    }
+    if (v.hasNull()) {
+      for (int i = 0; i < n; i++) {
+        if (v.isNullAt(start + i)) {
+          setNull(c, rows + i);
+        }
+      }
+    }
+    return true;
+  }
+
+  // ---- shared ----------------------------------------------------------------------------------
+
+  private void setNull(int c, int row) {
+    long addr = base + layout.validityOffset[c] + (row >>> 3);
+    byte b = Platform.getByte(null, addr);
+    Platform.putByte(null, addr, (byte) (b & ~(1 << (row & 7))));
+    nullCounts[c]++;
+  }
+
+  private long offsetAddress(int c, int index) {
+    return base + layout.offsetsOffset[c] + 4L * index;
+  }
+
+  private void putString(int c, int row, UTF8String s) {
+    int len = s.numBytes();
+    long dst = base + layout.dataOffset[c] + stringBytes[c];
+    Platform.copyMemory(s.getBaseObject(), s.getBaseOffset(), null, dst, len);
+    stringBytes[c] += len;
+    Platform.putInt(null, offsetAddress(c, row + 1), (int) stringBytes[c]);
+  }
+
+  private IllegalArgumentException tooLarge(int c, long len) {
+    return new IllegalArgumentException(
+        "a value of string column '"
+            + schema.fields()[c].name()
+            + "' has "
+            + len
+            + " bytes, more than a batch reserves for that column ("
+            + layout.dataCapacity[c]
+            + "); raise spark.overlap.batch.stringBytesPerRow or spark.overlap.staging.bufferSize");
+  }
+}

@@ -1,0 +1,300 @@
+package dev.overlap.executor.pipeline;
+
+import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.resource.BatchTracker;
+import dev.overlap.executor.resource.TaskTag;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task's GPU path: fills batches from its source into staging buffers on the task's thread,
+ * submits them to the executor pipeline, keeping up to {@code maxAhead} in flight, and hands back
+ * the result rows in order. Knows neither Spark nor CUDA: the pipeline, the staging pool, the
+ * stages and the source come from the caller.
+ *
+ * <p>Ownership: a staging buffer belongs to the batch filled into it, which gives it back to the
+ * pool (see {@link BatchSource#fill}); a submitted batch belongs to the lane; a result belongs to
+ * this driver until its rows are consumed, then it is closed. {@link #finish} (on the end of the
+ * input, a failure, or the task's end) closes the lane and the current result and reports the
+ * task's figures once.
+ *
+ * @param <S> a staging buffer
+ * @param <H> a filled batch
+ * @param <R> a batch's result on the host
+ * @param <T> a result row
+ */
+public final class TaskDriver<
+        S extends AutoCloseable, H extends PackedBatch, R extends ResultBatch<T>, T>
+    implements Iterator<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskDriver.class);
+
+  /** How long debug mode waits at a task's end for its batches to leave the pipeline. */
+  static final long HELD_WAIT_MILLIS = 10_000;
+
+  /**
+   * What the task did, reported once when it ends.
+   *
+   * @param packNanos time the task's thread spent filling batches on the host
+   * @param upstreamNanos time the task's thread spent waiting for device batches another plugin
+   *     made ({@link BatchSource#packsOnHost} false)
+   * @param busyNanos time the pipeline's threads spent on this task's batches, per stage
+   * @param stagingWaitNanos time the task's thread waited for a free staging buffer
+   * @param resultWaitNanos time the task's thread waited for a result
+   */
+  public record Figures(
+      long rowsIn,
+      long rowsOut,
+      long batches,
+      long bytes,
+      long packNanos,
+      long upstreamNanos,
+      Map<PipelineStage, Long> busyNanos,
+      long stagingWaitNanos,
+      long resultWaitNanos) {}
+
+  private final StagePipeline pipeline;
+  private final BoundedPool<S> staging;
+  private final BatchSource<S, H> source;
+  private final TaskLane<H, R> lane;
+  private final Consumer<Figures> onFinish;
+  private final BooleanSupplier cancelled;
+  private boolean more = true;
+  private R current;
+  private Iterator<T> rows = Collections.emptyIterator();
+  private long rowsOut;
+  private long batches;
+  private long bytes;
+  private long packNanos;
+  private long upstreamNanos;
+  private long packed;
+  private long stagingWait;
+  private long resultWait;
+  private boolean finished;
+
+  /**
+   * Opens the task's lane on {@code pipeline}.
+   *
+   * @param onFinish receives the task's figures when it ends; may be null
+   */
+  public TaskDriver(
+      StagePipeline pipeline,
+      BoundedPool<S> staging,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<S, H> source,
+      String taskName,
+      int maxAhead,
+      Consumer<Figures> onFinish) {
+    this(pipeline, staging, stages, source, TaskTag.named(taskName), maxAhead, onFinish);
+  }
+
+  /**
+   * Opens the task's lane on {@code pipeline}; the pipeline's {@link StageListener} sees the task
+   * as {@code task}, and is told of each batch's packing on this task's thread.
+   *
+   * @param onFinish receives the task's figures when it ends; may be null
+   */
+  public TaskDriver(
+      StagePipeline pipeline,
+      BoundedPool<S> staging,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<S, H> source,
+      TaskTag task,
+      int maxAhead,
+      Consumer<Figures> onFinish) {
+    this(pipeline, staging, stages, source, task, maxAhead, onFinish, Waits.NEVER);
+  }
+
+  /**
+   * As above; every wait of the task's thread (for a staging buffer, the device budget, a result)
+   * ends when {@code cancelled} turns true, and the task fails.
+   *
+   * @param cancelled whether the task was killed (Spark's {@code TaskContext.isInterrupted})
+   */
+  public TaskDriver(
+      StagePipeline pipeline,
+      BoundedPool<S> staging,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<S, H> source,
+      TaskTag task,
+      int maxAhead,
+      Consumer<Figures> onFinish,
+      BooleanSupplier cancelled) {
+    this.cancelled = cancelled;
+    this.pipeline = pipeline;
+    this.staging = staging;
+    this.source = source;
+    this.onFinish = onFinish;
+    this.lane = pipeline.openLane(task, stages, maxAhead);
+  }
+
+  @Override
+  public boolean hasNext() {
+    try {
+      while (!rows.hasNext()) {
+        if (current != null) {
+          current.close();
+          current = null;
+        }
+        fill();
+        if (lane.pending() == 0) {
+          finish();
+          return false;
+        }
+        long waitFrom = System.nanoTime();
+        current = lane.next(cancelled);
+        resultWait += System.nanoTime() - waitFrom;
+        batches++;
+        rows = current.rows();
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      finish();
+      throw new IllegalStateException(
+          "interrupted while waiting for the GPU pipeline: " + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      finish();
+      throw e;
+    }
+  }
+
+  @Override
+  public T next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    rowsOut++;
+    return rows.next();
+  }
+
+  /** Fills and submits batches until the lane is full or the input is done. */
+  private void fill() throws InterruptedException {
+    // Once a batch failed, nothing more is submitted; the results of the batches ahead of it are
+    // still taken, in order, before its failure ends the task.
+    while (more && !lane.full() && !lane.failed()) {
+      long waitFrom = System.nanoTime();
+      S buf = staging.acquire(cancelled);
+      // The batch owns the buffer once filled; until then this method does. Run at most once, so
+      // a source that already gave the buffer back is not released twice.
+      java.util.concurrent.atomic.AtomicBoolean given =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Runnable giveBack =
+          () -> {
+            if (given.compareAndSet(false, true)) {
+              staging.release(buf);
+            }
+          };
+      long start = System.nanoTime();
+      stagingWait += start - waitFrom;
+      StageListener l = pipeline.listener();
+      H batch;
+      TaskTag before = BatchTracker.enter(lane.tag());
+      try {
+        StagePipeline.started(l, PipelineStage.PACK, lane.tag(), packed, 0, start);
+        batch = source.fill(buf, giveBack);
+      } catch (RuntimeException | Error e) {
+        try {
+          giveBack.run();
+        } catch (RuntimeException | Error r) {
+          e.addSuppressed(r);
+        }
+        StagePipeline.ended(
+            l, PipelineStage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
+        throw e;
+      } finally {
+        BatchTracker.leave(before);
+      }
+      long end;
+      try {
+        more = source.more();
+        end = System.nanoTime();
+        long took = end - start;
+        if (source.packsOnHost()) {
+          pipeline.metrics().addPacking(took);
+          packNanos += took;
+        } else {
+          upstreamNanos += took;
+        }
+        StagePipeline.ended(
+            l, PipelineStage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
+        if (batch.rows() == 0) {
+          batch.close();
+          break;
+        }
+      } catch (RuntimeException | Error e) {
+        try {
+          batch.close();
+        } catch (RuntimeException | Error r) {
+          e.addSuppressed(r);
+        }
+        throw e;
+      }
+      packed++;
+      bytes += batch.copyBytes();
+      lane.submit(batch, batch.deviceBytes(), cancelled);
+    }
+  }
+
+  /**
+   * Ends the task's use of the pipeline: closes the current result and the lane (dropping what is
+   * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike.
+   */
+  public void finish() {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    if (current != null) {
+      current.close();
+      current = null;
+    }
+    lane.close();
+    if (BatchTracker.on()) {
+      reportHeld();
+    }
+    if (onFinish != null) {
+      Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
+      for (PipelineStage s :
+          new PipelineStage[] {
+            PipelineStage.UPLOAD, PipelineStage.COMPUTE, PipelineStage.DOWNLOAD
+          }) {
+        nanos.put(s, lane.busyNanos(s));
+      }
+      onFinish.accept(
+          new Figures(
+              source.rowsRead(),
+              rowsOut,
+              batches,
+              bytes,
+              packNanos,
+              upstreamNanos,
+              nanos,
+              stagingWait,
+              resultWait));
+    }
+  }
+
+  /**
+   * Debug mode: once the pipeline has dropped what it still had of this task (a killed task's
+   * batches in flight are not leaks), reports the task's batches still held.
+   */
+  private void reportHeld() {
+    // Not cut short by the interrupt a killed task's thread carries: its batches still in flight
+    // are dropped by the pipeline's threads, and would otherwise be reported as held.
+    if (!lane.awaitLeftThroughInterrupt(HELD_WAIT_MILLIS)) {
+      LOG.warn(
+          "{}: batches still in the pipeline {} ms after the task ended; those reported below may"
+              + " be among them",
+          lane.taskName(),
+          HELD_WAIT_MILLIS);
+    }
+    BatchTracker.taskEnded(lane.tag());
+  }
+}

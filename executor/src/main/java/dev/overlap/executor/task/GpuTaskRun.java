@@ -1,0 +1,82 @@
+package dev.overlap.executor.task;
+
+import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.api.InputPath;
+import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.gpu.FencedStages;
+import dev.overlap.executor.gpu.GpuHealth;
+import dev.overlap.executor.gpu.GpuRuntime;
+import dev.overlap.executor.output.TaskOutput;
+import dev.overlap.executor.pipeline.BatchSource;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.PackedBatch;
+import dev.overlap.executor.pipeline.ResultBatch;
+import dev.overlap.executor.pipeline.TaskDriver;
+import dev.overlap.executor.plugin.FatalErrorPolicy;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.spark.TaskContext;
+import org.apache.spark.util.TaskCompletionListener;
+
+/**
+ * One GPU task through the executor pipeline, whatever its input and output: its {@link TaskDriver}
+ * behind the GPU's fence, finished when the task ends however it ends, and its figures recorded
+ * into the job's report.
+ */
+public final class GpuTaskRun {
+  private GpuTaskRun() {}
+
+  /**
+   * The task's batches through the executor pipeline, keeping up to {@code
+   * spark.overlap.prefetch.batchesPerTask} in flight; its results in order.
+   */
+  static <H extends PackedBatch, R extends ResultBatch<T>, T> Iterator<T> drive(
+      GpuRuntime gpu,
+      OverlapConf job,
+      JobReport report,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<HostMemoryBuffer, H> source,
+      Consumer<TaskDriver.Figures> onFinish) {
+    TaskContext ctx = TaskContext.get();
+    GpuHealth health = gpu.health();
+    TaskDriver<HostMemoryBuffer, H, R, T> driver =
+        new TaskDriver<>(
+            gpu.pipeline(),
+            gpu.staging(),
+            FencedStages.of(stages, health),
+            source,
+            TaskTags.of(ctx),
+            job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
+            report == null ? null : onFinish,
+            // A killed task's waits end even when Spark does not interrupt its thread; so do they
+            // once the GPU is fenced (the staging buffers it holds never come back).
+            () -> health.fenced() || (ctx != null && ctx.isInterrupted()));
+    if (ctx != null) {
+      // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
+      ctx.addTaskCompletionListener((TaskCompletionListener) c -> driver.finish());
+    }
+    return FatalErrorPolicy.guard(driver, health);
+  }
+
+  /** The task's figures into the job's report. */
+  static void record(
+      JobReport report, InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode) {
+    Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
+    nanos.put(PipelineStage.PACK, f.packNanos());
+    f.busyNanos().forEach(nanos::put);
+    report.addGpuTask(
+        new JobReport.GpuTask(
+            path,
+            f.rowsIn(),
+            mode.rowsOut(f),
+            f.batches(),
+            f.bytes(),
+            nanos,
+            f.stagingWaitNanos(),
+            f.resultWaitNanos(),
+            path == InputPath.RAPIDS ? f.upstreamNanos() : 0));
+  }
+}

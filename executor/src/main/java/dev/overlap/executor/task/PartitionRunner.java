@@ -1,0 +1,216 @@
+package dev.overlap.executor.task;
+
+import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.api.InputPath;
+import dev.overlap.executor.compute.DeviceResult;
+import dev.overlap.executor.compute.KernelStage;
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.gpu.GpuRuntime;
+import dev.overlap.executor.input.parquet.ChunkBatch;
+import dev.overlap.executor.input.parquet.DeviceChunks;
+import dev.overlap.executor.input.parquet.FilePlan;
+import dev.overlap.executor.input.parquet.ParquetDecode;
+import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.input.parquet.ParquetSource;
+import dev.overlap.executor.input.parquet.ParquetUpload;
+import dev.overlap.executor.input.rapids.DeviceTables;
+import dev.overlap.executor.input.rapids.RapidsAdmission;
+import dev.overlap.executor.input.rows.BatchLayout;
+import dev.overlap.executor.input.rows.ColumnarSource;
+import dev.overlap.executor.input.rows.HostBatch;
+import dev.overlap.executor.input.rows.HostBatchWriter;
+import dev.overlap.executor.input.rows.PackedTable;
+import dev.overlap.executor.input.rows.PackedUpload;
+import dev.overlap.executor.input.rows.RowSource;
+import dev.overlap.executor.output.TaskOutput;
+import dev.overlap.executor.output.parquet.CpuParquetWrite;
+import dev.overlap.executor.output.parquet.EncodedFiles;
+import dev.overlap.executor.output.parquet.ParquetWrite;
+import dev.overlap.executor.output.parquet.TaskFiles;
+import dev.overlap.executor.output.parquet.Wrote;
+import dev.overlap.executor.output.rows.RowsOutput;
+import dev.overlap.executor.pipeline.BatchSource;
+import dev.overlap.executor.pipeline.BatchStages;
+import dev.overlap.executor.pipeline.Download;
+import dev.overlap.executor.pipeline.ResultBatch;
+import dev.overlap.executor.plugin.ExecutorState;
+import dev.overlap.executor.types.ColumnType;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a kernel over one partition on the executor: through the GPU pipeline when the executor has
+ * a GPU, else through the kernel's CPU implementation. Serialized with the job's closures.
+ */
+public final class PartitionRunner implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
+
+  private final GpuKernel kernel;
+  private final StructType inSchema;
+  private final StructType outSchema;
+  private final JobReport report;
+  // The job's values of the keys that are not startup-only, from OverlapConf.jobSettings.
+  private final Map<String, String> jobSettings;
+  private transient OverlapConf jobConf;
+
+  public PartitionRunner(
+      GpuKernel kernel,
+      StructType inSchema,
+      StructType outSchema,
+      JobReport report,
+      Map<String, String> jobSettings) {
+    this.kernel = kernel;
+    this.inSchema = inSchema;
+    this.outSchema = outSchema;
+    this.report = report;
+    this.jobSettings = jobSettings;
+  }
+
+  /** Per-job keys from the job's settings; startup keys are the executor's. */
+  private OverlapConf job() {
+    if (jobConf == null) {
+      jobConf = OverlapConf.fromMap(jobSettings);
+    }
+    return jobConf;
+  }
+
+  /** The kernel's output rows of one partition: on the GPU, or by its CPU implementation. */
+  public Iterator<InternalRow> map(TaskInput in) {
+    return useGpu() ? gpu(in, new RowsOutput(outSchema, kernel.name())) : cpu(in);
+  }
+
+  /**
+   * Write mode: the partition through the kernel, its output written as Parquet files of {@code
+   * files}, encoded on the GPU, or by Spark's writer from the CPU implementation's rows.
+   */
+  public Wrote write(TaskInput in, ParquetWrite write, TaskFiles files) throws IOException {
+    if (!useGpu()) {
+      return CpuParquetWrite.write(cpu(in), outSchema, write, files);
+    }
+    EncodedFiles e = new EncodedFiles(write.output(), outSchema, kernel.name());
+    return new Wrote(e.writeTo(gpu(in, e), files), true);
+  }
+
+  private Iterator<InternalRow> cpu(TaskInput in) {
+    return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, in.cpuRows());
+  }
+
+  /** The GPU path of one partition, by its input path, its results as {@code out} makes them. */
+  private <R extends ResultBatch<T>, T> Iterator<T> gpu(TaskInput in, TaskOutput<R, T> out) {
+    if (in instanceof TaskInput.Rows r) {
+      return packed(InputPath.ROWS, w -> new RowSource(r.rows(), w), out);
+    } else if (in instanceof TaskInput.Columnar c) {
+      return packed(InputPath.COLUMNAR, w -> new ColumnarSource(c.batches(), w), out);
+    } else if (in instanceof TaskInput.Parquet p) {
+      return parquet(p, out);
+    }
+    GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
+    return GpuTaskRun.drive(
+        gpu,
+        job(),
+        report,
+        BatchStages.of(
+            DeviceTables.upload(),
+            new KernelStage<>(kernel, DeviceTables.kernelInput()),
+            download(gpu, out)),
+        new DeviceTables.Source(
+            ((TaskInput.Rapids) in).tables(),
+            ColumnType.dtypesOf(inSchema),
+            RapidsAdmission::admit),
+        f -> GpuTaskRun.record(report, InputPath.RAPIDS, f, out));
+  }
+
+  private boolean useGpu() {
+    return GpuOrCpu.useGpu(kernel, job());
+  }
+
+  /** The GPU path of a Parquet partition, its results as {@code mode} makes them. */
+  private <R extends ResultBatch<T>, T> Iterator<T> parquet(
+      TaskInput.Parquet in, TaskOutput<R, T> mode) {
+    ParquetInput input = in.input();
+    Iterator<ColumnarBatch> hostBatches = in.hostBatches();
+    List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report);
+    if (plans == null) {
+      return packed(InputPath.COLUMNAR, w -> new ColumnarSource(hostBatches, w), mode);
+    }
+    GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
+    OverlapConf job = job();
+    ParquetSource source =
+        new ParquetSource(
+            plans,
+            input.conf(),
+            job.get(OverlapConf.PARQUET_BATCH_BYTES),
+            job.get(OverlapConf.BATCH_MAX_ROWS));
+    BatchStages<ChunkBatch, DeviceChunks, DeviceResult, R> stages =
+        BatchStages.of(
+            new ParquetUpload(gpu.streams(), kernel.name()),
+            new KernelStage<>(kernel, new ParquetDecode(ColumnType.dtypesOf(inSchema))),
+            download(gpu, mode));
+    return GpuTaskRun.drive(
+        gpu,
+        job,
+        report,
+        stages,
+        source,
+        f -> {
+          GpuTaskRun.record(report, InputPath.PARQUET, f, mode);
+          if (report != null) {
+            report.addScan(
+                new JobReport.ScanFigures(
+                    source.filesRead(),
+                    source.rowGroupsRead(),
+                    source.compressedBytesRead(),
+                    source.decodeNanos()));
+          }
+        });
+  }
+
+  /** The output mode's download stage, on the GPU's device-to-host stream. */
+  private <R extends ResultBatch<T>, T> Download<DeviceResult, R> download(
+      GpuRuntime gpu, TaskOutput<R, T> out) {
+    return out.download(gpu.streams(), job().get(OverlapConf.RESULTS_PINNED));
+  }
+
+  /**
+   * The task's batches through the executor pipeline, keeping up to {@code
+   * spark.overlap.prefetch.batchesPerTask} in flight; the result rows in order.
+   */
+  private <R extends ResultBatch<T>, T> Iterator<T> packed(
+      InputPath path,
+      Function<HostBatchWriter, BatchSource<HostMemoryBuffer, HostBatch>> input,
+      TaskOutput<R, T> mode) {
+    GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
+    OverlapConf job = job();
+    ColumnType[] types = ColumnType.forSchema(inSchema, "input of " + kernel.name());
+    BatchLayout layout =
+        new BatchLayout(
+            types,
+            gpu.conf().get(OverlapConf.STAGING_BUFFER_SIZE),
+            job.get(OverlapConf.BATCH_MAX_ROWS),
+            job.get(OverlapConf.STRING_BYTES_PER_ROW));
+    BatchSource<HostMemoryBuffer, HostBatch> source =
+        input.apply(new HostBatchWriter(inSchema, layout));
+    return GpuTaskRun.drive(
+        gpu,
+        job,
+        report,
+        BatchStages.of(
+            new PackedUpload(gpu.streams(), kernel.name()),
+            new KernelStage<>(kernel, new PackedTable()),
+            download(gpu, mode)),
+        source,
+        f -> GpuTaskRun.record(report, path, f, mode));
+  }
+}

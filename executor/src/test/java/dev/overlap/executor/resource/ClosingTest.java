@@ -1,0 +1,63 @@
+package dev.overlap.executor.resource;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** How a stage cleans up after a failure: wait for the stream, close everything, keep the cause. */
+class ClosingTest {
+  private final List<String> events = new ArrayList<>();
+
+  private AutoCloseable item(String name) {
+    return () -> events.add("close " + name);
+  }
+
+  @Test
+  void theSyncRunsBeforeAnyItemIsClosed() {
+    IllegalStateException first = new IllegalStateException("copy failed");
+    IllegalStateException out =
+        Closing.afterSync(first, () -> events.add("sync"), List.of(item("a"), item("b")));
+    assertSame(first, out);
+    assertEquals(List.of("sync", "close a", "close b"), events);
+    assertEquals(0, out.getSuppressed().length);
+  }
+
+  @Test
+  void aFailingSyncStillClosesEverythingAndTheFirstErrorPropagates() {
+    IllegalStateException first = new IllegalStateException("copy failed");
+    IllegalStateException syncFailed = new IllegalStateException("sticky CUDA error");
+    IllegalStateException closeFailed = new IllegalStateException("close failed");
+    IllegalStateException out =
+        Closing.afterSync(
+            first,
+            () -> {
+              events.add("sync");
+              throw syncFailed;
+            },
+            List.of(
+                item("a"),
+                () -> {
+                  events.add("close b");
+                  throw closeFailed;
+                },
+                item("c")));
+    assertSame(first, out);
+    assertEquals(List.of("sync", "close a", "close b", "close c"), events);
+    assertArrayEquals(new Throwable[] {syncFailed, closeFailed}, out.getSuppressed());
+  }
+
+  @Test
+  void nullItemsAreSkipped() {
+    // What download holds when a copy fails part way: the columns copied so far, then nulls.
+    AutoCloseable[] host = {item("h0"), item("h1"), null, null};
+    RuntimeException out =
+        Closing.afterSync(new RuntimeException("copy 2 failed"), () -> {}, Arrays.asList(host));
+    assertEquals(List.of("close h0", "close h1"), events);
+    assertEquals(0, out.getSuppressed().length);
+  }
+}
