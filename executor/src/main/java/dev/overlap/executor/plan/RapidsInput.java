@@ -1,13 +1,10 @@
 package dev.overlap.executor.plan;
 
-import ai.rapids.cudf.Table;
 import dev.overlap.executor.config.OverlapConf;
-import java.lang.reflect.InvocationTargetException;
+import dev.overlap.executor.input.rapids.RapidsBatches;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.Function;
-import org.apache.spark.rdd.RDD;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -26,16 +23,13 @@ import org.apache.spark.sql.types.TimestampNTZType;
 /**
  * The RAPIDS Accelerator's device batches as a kernel's input, found at run time: this project
  * compiles and runs without the RAPIDS jar. {@link #whyNot} decides on the driver whether a plan's
- * batches can be taken; {@link #tables} turns the Dataset into an RDD of cuDF tables on the GPU
- * through RAPIDS' {@code com.nvidia.spark.rapids.ColumnarRdd}. On the executor, {@code
- * RapidsAdmission} takes RAPIDS' GPU admission for each task that reads those tables.
+ * batches can be taken; {@code RapidsBatches.tables} turns the Dataset into an RDD of cuDF tables
+ * on the GPU through RAPIDS' {@code com.nvidia.spark.rapids.ColumnarRdd}. On the executor, {@code
+ * RapidsBatches} takes RAPIDS' GPU admission for each task that reads those tables.
  */
 public final class RapidsInput {
-  /** The cuDF release this project is built against: the pom's {@code cudf.version}. */
-  public static final String CUDF_BUILT = "26.08.1";
-
   static final String SQL_PLUGIN = "com.nvidia.spark.SQLPlugin";
-  static final String COLUMNAR_RDD = "com.nvidia.spark.rapids.ColumnarRdd";
+  static final String COLUMNAR_RDD = RapidsBatches.COLUMNAR_RDD;
 
   /** The widest decimal ColumnarRdd exports: cuDF's 64-bit decimals. */
   static final int MAX_EXPORTED_DECIMAL_DIGITS = 18;
@@ -242,22 +236,5 @@ public final class RapidsInput {
 
   private static boolean isGpu(SparkPlan p) {
     return p.getClass().getSimpleName().startsWith("Gpu");
-  }
-
-  /** {@code df} as RAPIDS' device batches: an RDD of cuDF tables, each the consumer's to close. */
-  @SuppressWarnings("unchecked")
-  static RDD<Table> tables(Dataset<Row> df) {
-    try {
-      Class<?> c = Class.forName(COLUMNAR_RDD, true, RapidsInput.class.getClassLoader());
-      return (RDD<Table>) c.getMethod("convert", Dataset.class).invoke(null, df);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      throw cause instanceof RuntimeException r
-          ? r
-          : new IllegalStateException("RAPIDS' ColumnarRdd failed: " + cause, cause);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(
-          "RAPIDS' ColumnarRdd.convert(Dataset) is not what this version expects: " + e, e);
-    }
   }
 }

@@ -15,7 +15,7 @@ import dev.overlap.executor.input.parquet.ParquetInput;
 import dev.overlap.executor.input.parquet.ParquetSource;
 import dev.overlap.executor.input.parquet.ParquetUpload;
 import dev.overlap.executor.input.rapids.DeviceTables;
-import dev.overlap.executor.input.rapids.RapidsAdmission;
+import dev.overlap.executor.input.rapids.RapidsBatches;
 import dev.overlap.executor.input.rows.BatchLayout;
 import dev.overlap.executor.input.rows.ColumnarSource;
 import dev.overlap.executor.input.rows.HostBatch;
@@ -126,9 +126,7 @@ public final class PartitionRunner implements Serializable {
             new KernelStage<>(kernel, DeviceTables.kernelInput()),
             download(gpu, out)),
         new DeviceTables.Source(
-            ((TaskInput.Rapids) in).tables(),
-            ColumnType.dtypesOf(inSchema),
-            RapidsAdmission::admit),
+            ((TaskInput.Rapids) in).tables(), ColumnType.dtypesOf(inSchema), RapidsBatches::admit),
         f -> GpuTaskRun.record(report, InputPath.RAPIDS, f, out));
   }
 

@@ -63,8 +63,9 @@ public enum ColumnType {
       t -> t instanceof TimestampNTZType,
       ColumnCodec.INT64),
   /**
-   * UTF-8 bytes and {@code rows + 1} 32-bit offsets. The writer packs them itself ({@link
-   * FittedStrings}): their room in a batch is shared and their offsets run on from row to row.
+   * UTF-8 bytes and {@code rows + 1} 32-bit offsets. The row input's writer packs them itself
+   * ({@code FittedStrings}): their room in a batch is shared and their offsets run on from row to
+   * row.
    */
   STRING(0, DType.STRING, "string", t -> t instanceof StringType, ColumnCodec.STRING),
   /** Precision up to 9: an unscaled int (Spark's vectors keep these as ints too). */

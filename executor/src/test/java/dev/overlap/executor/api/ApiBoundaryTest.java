@@ -142,6 +142,7 @@ class ApiBoundaryTest {
                   "api",
                   "config",
                   "input.parquet",
+                  "input.rapids",
                   "output.parquet",
                   "pipeline",
                   "plugin",

@@ -223,7 +223,19 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
     synchronized (this) {
       all = pieces;
     }
-    int groups = all == null ? 0 : all.stream().mapToInt(p -> p.rowGroups().length).sum();
+    List<List<Piece>> halves = all == null ? List.of() : byRowGroups(all);
+    if (halves.isEmpty()) {
+      return List.of();
+    }
+    return List.of(part(halves.get(0)), part(halves.get(1)));
+  }
+
+  /**
+   * The row groups of {@code pieces} in two halves, in order (the first has the extra one), each
+   * piece cut where the halves meet; empty for a single row group.
+   */
+  static List<List<Piece>> byRowGroups(List<Piece> pieces) {
+    int groups = pieces.stream().mapToInt(p -> p.rowGroups().length).sum();
     if (groups < 2) {
       return List.of();
     }
@@ -231,7 +243,7 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
     List<Piece> head = new ArrayList<>();
     List<Piece> tail = new ArrayList<>();
     int seen = 0;
-    for (Piece p : all) {
+    for (Piece p : pieces) {
       int n = p.rowGroups().length;
       int inHead = Math.max(0, Math.min(n, firstHalf - seen));
       if (inHead > 0) {
@@ -242,7 +254,7 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
       }
       seen += n;
     }
-    return List.of(part(head), part(tail));
+    return List.of(head, tail);
   }
 
   private ChunkBatch part(List<Piece> some) {

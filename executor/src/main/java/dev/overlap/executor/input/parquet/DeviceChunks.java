@@ -5,7 +5,6 @@ import ai.rapids.cudf.DeviceMemoryBuffer;
 import dev.overlap.executor.gpu.Uploaded;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.RefCounted;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -34,20 +33,11 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
   /**
    * Takes ownership of all of them.
    *
+   * @param whole the batch this one is a part of, whose chunks it reads; null for a whole batch
    * @param readers what keeps the pieces' readers open ({@link ChunkBatch#readersKeeper}), closed
    *     with this batch; null when the pieces own them, and they are closed then
    */
   DeviceChunks(
-      DeviceMemoryBuffer chunks,
-      Cuda.Event copied,
-      ChunkBatch host,
-      List<ChunkBatch.Piece> pieces,
-      AutoCloseable readers,
-      LongAdder decodeNanos) {
-    this(null, chunks, copied, host, pieces, readers, decodeNanos);
-  }
-
-  private DeviceChunks(
       DeviceChunks whole,
       DeviceMemoryBuffer chunks,
       Cuda.Event copied,
@@ -83,27 +73,12 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
    * closes. Empty for a single row group.
    */
   List<DeviceChunks> halves() {
-    int groups = pieces.stream().mapToInt(p -> p.rowGroups().length).sum();
-    if (groups < 2) {
+    List<List<ChunkBatch.Piece>> halves = ChunkBatch.byRowGroups(pieces);
+    if (halves.isEmpty()) {
       return List.of();
     }
-    int firstHalf = (groups + 1) / 2;
-    List<ChunkBatch.Piece> head = new ArrayList<>();
-    List<ChunkBatch.Piece> tail = new ArrayList<>();
-    int seen = 0;
-    for (ChunkBatch.Piece p : pieces) {
-      int n = p.rowGroups().length;
-      int inHead = Math.max(0, Math.min(n, firstHalf - seen));
-      if (inHead > 0) {
-        head.add(inHead == n ? p : p.groups(0, inHead));
-      }
-      if (inHead < n) {
-        tail.add(inHead == 0 ? p : p.groups(inHead, n));
-      }
-      seen += n;
-    }
     DeviceChunks all = whole == null ? this : whole;
-    return List.of(part(all, head), part(all, tail));
+    return List.of(part(all, halves.get(0)), part(all, halves.get(1)));
   }
 
   private DeviceChunks part(DeviceChunks all, List<ChunkBatch.Piece> some) {

@@ -46,7 +46,8 @@ public final class ParquetUpload implements Upload<ChunkBatch, DeviceChunks> {
       made.add(copied);
       copied.record(stream);
       AutoCloseable readers = h.readersKeeper();
-      batch = new DeviceChunks(all, copied, h.retain(), h.takePieces(), readers, h.decodeNanos());
+      batch =
+          new DeviceChunks(null, all, copied, h.retain(), h.takePieces(), readers, h.decodeNanos());
     } catch (RuntimeException | Error e) {
       // The copy may already be reading the staging buffer: let it finish first.
       Closing.afterSync(e, stream::sync, made);

@@ -1,0 +1,119 @@
+package dev.overlap.executor.plan;
+
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.input.rapids.RapidsBatches;
+import dev.overlap.executor.trace.Diagnostics;
+import java.util.Optional;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.slf4j.Logger;
+
+/**
+ * Decides a job's input path on the driver, once ({@link PlannedInput}): the RAPIDS Accelerator's
+ * device batches when they can be taken (never for a write), else a plain Parquet scan the GPU
+ * decodes itself, else the columnar batches of the input's plan, else Spark's rows. Why RAPIDS'
+ * batches were not taken goes into the job's report.
+ */
+final class InputPlanner {
+  private static final Logger TIMES = Diagnostics.logger(InputPlanner.class);
+
+  private InputPlanner() {}
+
+  /** The input path of a job whose output is rows. */
+  static PlannedInput forMap(JobSetup s) {
+    OverlapConf.RapidsInput mode = s.job().get(OverlapConf.RAPIDS_INPUT);
+    boolean enabled = s.job().get(OverlapConf.ENABLED);
+    boolean onClassPath = RapidsInput.present(InputPlanner.class.getClassLoader());
+    // Beside RAPIDS, a plain Parquet scan is planned without it first: Overlap decodes it itself.
+    ColumnarPlans.Columnar columnar =
+        RapidsInput.ownScanFirst(
+                s.sparkConf(), mode, enabled, s.job().get(OverlapConf.PARQUET_DECODE))
+            ? ownParquetScan(s.ds())
+            : null;
+    Optional<String> rapids;
+    if (columnar != null) {
+      Optional<String> before =
+          RapidsInput.beforePlanning(s.sparkConf(), mode, enabled, s.in(), onClassPath);
+      rapids = Optional.of(before.orElse(RapidsInput.OWN_SCAN));
+    } else {
+      SparkPlan plan = s.ds().queryExecution().executedPlan();
+      rapids = RapidsInput.whyNot(s.sparkConf(), mode, enabled, plan, onClassPath);
+      if (rapids == null || rapids.isPresent()) {
+        columnar = ColumnarPlans.columnar(plan);
+      }
+    }
+    if (s.report() != null && rapids != null) {
+      s.report().rapidsNotTaken(rapids.orElse(null));
+    }
+    if (rapids != null && rapids.isEmpty()) {
+      return new PlannedInput.Rapids(RapidsBatches.tables(s.ds()));
+    }
+    return columnarOrRows(s, columnar);
+  }
+
+  /** The input path of a job whose output is Parquet files: never RAPIDS' batches. */
+  static PlannedInput forWrite(JobSetup s) {
+    ColumnarPlans.Columnar columnar =
+        RapidsInput.ownScanFirst(
+                s.sparkConf(),
+                null,
+                s.job().get(OverlapConf.ENABLED),
+                s.job().get(OverlapConf.PARQUET_DECODE))
+            ? ownParquetScan(s.ds())
+            : null;
+    if (s.report() != null && RapidsInput.inPlugins(s.sparkConf())) {
+      s.report()
+          .rapidsNotTaken(
+              columnar != null ? RapidsInput.WRITE_OWN_SCAN : RapidsInput.WRITE_NOT_TAKEN);
+    }
+    if (columnar == null) {
+      columnar = ColumnarPlans.columnar(s.ds().queryExecution().executedPlan());
+    }
+    return columnarOrRows(s, columnar);
+  }
+
+  private static PlannedInput columnarOrRows(JobSetup s, ColumnarPlans.Columnar columnar) {
+    if (columnar == null) {
+      return new PlannedInput.Rows(s.ds().queryExecution().toRdd());
+    }
+    FileSourceScanExec scan = columnar.parquetScan();
+    ParquetInput parquet =
+        scan == null
+            ? null
+            : ParquetInput.of(scan, columnar.names(), s.in(), s.ds().sparkSession());
+    return parquet == null
+        ? new PlannedInput.Columnar(columnar.plan().executeColumnar(), columnar.columns())
+        : new PlannedInput.Parquet(columnar.plan().executeColumnar(), columnar.columns(), parquet);
+  }
+
+  /**
+   * The input's columnar plan when it is a plain Parquet scan, as Spark alone plans it; null when
+   * it is not one (then it is not planned at all unless its logical plan looked like one). Taken
+   * from Spark's physical plan before its preparations, where RAPIDS' columnar rules have not yet
+   * replaced the scan: planned once, in the job's session. Should no columnar file scan be found
+   * there (an extension's strategy planned it, or a bucketed scan), it is planned again without
+   * RAPIDS ({@link RapidsInput#planWithoutRapids}).
+   */
+  private static ColumnarPlans.Columnar ownParquetScan(
+      org.apache.spark.sql.classic.Dataset<Row> ds) {
+    if (!RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
+      return null;
+    }
+    long start = System.nanoTime();
+    ColumnarPlans.Columnar own =
+        ColumnarPlans.scanBeforePreparations(ds.queryExecution().sparkPlan());
+    // Found but not a Parquet scan Overlap reads (a partition column, say): planning it again
+    // would find the same scan.
+    boolean again = own == null;
+    if (again) {
+      own = ColumnarPlans.columnar(RapidsInput.planWithoutRapids(ds));
+    }
+    TIMES.info(
+        "a plain Parquet scan planned without RAPIDS' rules in {} ms ({})",
+        (System.nanoTime() - start) / 1_000_000,
+        again ? "again, in a clone of the session" : "Spark's plan before its preparations");
+    return own != null && own.parquetScan() != null ? own : null;
+  }
+}
