@@ -1,10 +1,7 @@
 package dev.overlap.executor.config;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -22,40 +19,6 @@ public final class OverlapConf {
 
   /** Where every key is listed, named in the message for an unknown key. */
   static final String DOCS = "docs/configs.md";
-
-  /** What the entry point does when no GPU is usable on an executor. */
-  public enum NoGpuMode {
-    /** Run the kernel's CPU implementation; fail the task if it has none. */
-    CPU,
-    /** Fail the task, even when the kernel has a CPU implementation. */
-    FAIL
-  }
-
-  /** See {@link #RAPIDS_INPUT}. */
-  public enum RapidsInput {
-    /**
-     * Take the RAPIDS Accelerator's device batches when its plan is on the GPU, except for a plain
-     * Parquet scan, which Overlap decodes on the GPU itself.
-     */
-    AUTO,
-    /** Take them whenever its plan is on the GPU, plain Parquet scans included. */
-    ALWAYS,
-    /** Never take them. */
-    OFF
-  }
-
-  /** How a Parquet scan under a kernel reaches the GPU. */
-  public enum ParquetDecode {
-    /**
-     * The GPU decodes the file's compressed column chunks where it can read the file exactly as
-     * Spark would; a task with a file it cannot falls back to the host path, with the reason.
-     */
-    AUTO,
-    /** Spark decodes on the host and the values are packed and copied, as for any input. */
-    HOST,
-    /** As AUTO, but a file the GPU path cannot read fails its task with the reason. */
-    GPU
-  }
 
   public static final ConfigEntry<Boolean> ENABLED =
       ConfigEntry.builder(PREFIX + "enabled")
@@ -178,7 +141,7 @@ public final class OverlapConf {
                   + " memory and keeps the pool for staging alone.")
           .booleanConf(true);
 
-  public static final ConfigEntry<ParquetDecode> PARQUET_DECODE =
+  public static final ConfigEntry<ParquetDecodeMode> PARQUET_DECODE =
       ConfigEntry.builder(PREFIX + "parquet.decode")
           .doc(
               "Where Parquet input under a kernel is decoded, when the kernel's input is a plain"
@@ -188,9 +151,9 @@ public final class OverlapConf {
                   + " read exactly as Spark would (encrypted, a codec cuDF lacks, the legacy"
                   + " calendar, INT96, nested or mismatched types), with the reason in the job"
                   + " summary; HOST always decodes on the host; GPU fails such a task instead.")
-          .enumConf(ParquetDecode.class, ParquetDecode.AUTO);
+          .enumConf(ParquetDecodeMode.class, ParquetDecodeMode.AUTO);
 
-  public static final ConfigEntry<RapidsInput> RAPIDS_INPUT =
+  public static final ConfigEntry<RapidsInputMode> RAPIDS_INPUT =
       ConfigEntry.builder(PREFIX + "rapids.input")
           .doc(
               "Beside the RAPIDS Accelerator (com.nvidia.spark.SQLPlugin in spark.plugins,"
@@ -203,7 +166,7 @@ public final class OverlapConf {
                   + " they are not taken, a plain Parquet scan is still Overlap's, and any other"
                   + " plan's rows are packed. The job summary's input line says which path ran, or"
                   + " why the RAPIDS batches were not taken.")
-          .enumConf(RapidsInput.class, RapidsInput.AUTO);
+          .enumConf(RapidsInputMode.class, RapidsInputMode.AUTO);
 
   public static final ConfigEntry<Boolean> PLANNER_WARM_UP =
       ConfigEntry.builder(PREFIX + "driver.plannerWarmUp")
@@ -306,36 +269,6 @@ public final class OverlapConf {
     }
     fromMap(out);
     return Map.copyOf(out);
-  }
-
-  /**
-   * Fails when a key under {@link #PREFIX} is not registered, naming the first such key in sorted
-   * order and the registered key nearest to it. Keys outside the prefix are ignored.
-   *
-   * @throws OverlapConfigException for an unknown key
-   */
-  public static void checkKnownKeys(Iterable<String> keys) {
-    List<String> unknown = new ArrayList<>();
-    for (String k : keys) {
-      if (k.startsWith(PREFIX) && ALL.stream().noneMatch(e -> e.key().equals(k))) {
-        unknown.add(k);
-      }
-    }
-    if (!unknown.isEmpty()) {
-      Collections.sort(unknown);
-      String key = unknown.get(0);
-      throw OverlapConfigException.unknownKey(key, nearestKey(key).orElse(null));
-    }
-  }
-
-  /**
-   * The registered key {@code key} most likely meant: the one at the smallest edit distance,
-   * ignoring case, when that distance is small enough to be a typo (at most 2, or a third of the
-   * part after the prefix); else one whose last segment is the same but for case ({@code
-   * spark.overlap.gpu.enabled} gives {@code spark.overlap.enabled}). Empty when none is close.
-   */
-  public static Optional<String> nearestKey(String key) {
-    return KeyTypos.nearest(key, ALL);
   }
 
   public static OverlapConf fromMap(Map<String, String> map) {

@@ -1,6 +1,7 @@
 package dev.overlap.executor.plan;
 
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.RapidsInputMode;
 import dev.overlap.executor.input.parquet.ParquetInput;
 import dev.overlap.executor.input.rapids.RapidsBatches;
 import dev.overlap.executor.trace.Diagnostics;
@@ -23,7 +24,7 @@ final class InputPlanner {
 
   /** The input path of a job whose output is rows. */
   static PlannedInput forMap(JobSetup s) {
-    OverlapConf.RapidsInput mode = s.job().get(OverlapConf.RAPIDS_INPUT);
+    RapidsInputMode mode = s.job().get(OverlapConf.RAPIDS_INPUT);
     boolean enabled = s.job().get(OverlapConf.ENABLED);
     boolean onClassPath = RapidsInput.present(InputPlanner.class.getClassLoader());
     // Beside RAPIDS, a plain Parquet scan is planned without it first: Overlap decodes it itself.

@@ -3,6 +3,7 @@ package dev.overlap.executor.plan;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.UnknownKeys;
 import dev.overlap.executor.task.JobReport;
 import dev.overlap.executor.task.PartitionRunner;
 import dev.overlap.executor.types.ColumnType;
@@ -37,7 +38,7 @@ record JobSetup(
     org.apache.spark.sql.classic.Dataset<Row> ds =
         (org.apache.spark.sql.classic.Dataset<Row>) input;
     // A key the job set on the session with a typo fails here as it would at start.
-    OverlapConf.checkKnownKeys(
+    UnknownKeys.check(
         scala.jdk.javaapi.CollectionConverters.asJava(ds.sparkSession().conf().getAll().keySet()));
     // Keys that are not startup-only are taken from the session, so a job can set them.
     Function<String, String> sparkConf =

@@ -1,6 +1,8 @@
 package dev.overlap.executor.plan;
 
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.ParquetDecodeMode;
+import dev.overlap.executor.config.RapidsInputMode;
 import dev.overlap.executor.input.rapids.RapidsBatches;
 import java.util.Arrays;
 import java.util.Optional;
@@ -44,7 +46,7 @@ public final class RapidsInput {
    */
   static Optional<String> whyNot(
       Function<String, String> conf,
-      OverlapConf.RapidsInput mode,
+      RapidsInputMode mode,
       boolean overlapEnabled,
       SparkPlan plan,
       boolean onClassPath) {
@@ -74,14 +76,14 @@ public final class RapidsInput {
    */
   static Optional<String> beforePlanning(
       Function<String, String> conf,
-      OverlapConf.RapidsInput mode,
+      RapidsInputMode mode,
       boolean overlapEnabled,
       StructType schema,
       boolean onClassPath) {
     if (!inPlugins(conf)) {
       return null;
     }
-    if (mode == OverlapConf.RapidsInput.OFF) {
+    if (mode == RapidsInputMode.OFF) {
       return Optional.of(OverlapConf.RAPIDS_INPUT.key() + "=OFF");
     }
     if (!overlapEnabled) {
@@ -107,14 +109,14 @@ public final class RapidsInput {
    */
   static boolean ownScanFirst(
       Function<String, String> conf,
-      OverlapConf.RapidsInput mode,
+      RapidsInputMode mode,
       boolean overlapEnabled,
-      OverlapConf.ParquetDecode decode) {
+      ParquetDecodeMode decode) {
     return inPlugins(conf)
         && rapidsOff(conf).isEmpty()
         && overlapEnabled
-        && decode != OverlapConf.ParquetDecode.HOST
-        && mode != OverlapConf.RapidsInput.ALWAYS;
+        && decode != ParquetDecodeMode.HOST
+        && mode != RapidsInputMode.ALWAYS;
   }
 
   /**

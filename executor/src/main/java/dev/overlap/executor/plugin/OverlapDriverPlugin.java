@@ -1,6 +1,7 @@
 package dev.overlap.executor.plugin;
 
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.UnknownKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +36,7 @@ public final class OverlapDriverPlugin implements DriverPlugin {
     for (scala.Tuple2<String, String> kv : conf.getAll()) {
       keys.add(kv._1());
     }
-    OverlapConf.checkKnownKeys(keys);
+    UnknownKeys.check(keys);
     OverlapConf settings = OverlapConf.read(k -> conf.get(k, null));
     if (settings.get(OverlapConf.PLANNER_WARM_UP)) {
       warmUp = PlannerWarmUp.start(sc);

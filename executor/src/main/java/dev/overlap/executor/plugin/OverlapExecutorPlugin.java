@@ -5,6 +5,7 @@ import com.codahale.metrics.MetricRegistry;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.ByteSize;
+import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.GpuRuntime;
@@ -66,7 +67,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     FatalErrorPolicy policy =
         new FatalErrorPolicy(conf.get(OverlapConf.GPU_ON_FATAL_ERROR), id, exit);
     String how =
-        conf.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.CPU
+        conf.get(OverlapConf.NO_GPU_MODE) == NoGpuMode.CPU
             ? "kernels run their CPU implementation"
             : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
     CudfVersions.cudfVersionLine(

@@ -2,6 +2,7 @@ package dev.overlap.executor.task;
 
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.plugin.FatalErrorPolicy;
@@ -24,7 +25,7 @@ public final class GpuOrCpu {
       FatalErrorPolicy.refuseIfFenced();
     }
     String reason = enabled ? status.reason() : OverlapConf.ENABLED.key() + "=false for this job";
-    if (job.get(OverlapConf.NO_GPU_MODE) == OverlapConf.NoGpuMode.FAIL || kernel.cpu() == null) {
+    if (job.get(OverlapConf.NO_GPU_MODE) == NoGpuMode.FAIL || kernel.cpu() == null) {
       throw new IllegalStateException(
           "No GPU for kernel "
               + kernel.name()

@@ -1,6 +1,7 @@
 package dev.overlap.executor.task;
 
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.ParquetDecodeMode;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.NotForGpu;
 import java.io.IOException;
@@ -26,14 +27,14 @@ public final class ParquetPlanOrHost {
 
   /** The files' plans for the GPU's decode, or null for the host's. */
   static List<FilePlan> plans(TaskInput.Parquet in, OverlapConf job, JobReport report) {
-    OverlapConf.ParquetDecode mode0 = job.get(OverlapConf.PARQUET_DECODE);
-    if (mode0 == OverlapConf.ParquetDecode.HOST) {
+    ParquetDecodeMode mode0 = job.get(OverlapConf.PARQUET_DECODE);
+    if (mode0 == ParquetDecodeMode.HOST) {
       return null;
     }
     try {
       return in.input().plan(in.partition());
     } catch (NotForGpu e) {
-      if (mode0 == OverlapConf.ParquetDecode.GPU) {
+      if (mode0 == ParquetDecodeMode.GPU) {
         throw new IllegalStateException(
             e.reason()
                 + ". "

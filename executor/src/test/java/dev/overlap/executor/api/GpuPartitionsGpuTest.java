@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.testing.AllTypesKernel;
@@ -115,7 +116,6 @@ class GpuPartitionsGpuTest {
     // The pipeline still serves the next job.
     assertEquals(
         1000, GpuPartitions.map(TestData.frame(spark, 1000, 2), new AllTypesKernel()).count());
-    assertEquals(
-        OverlapConf.NoGpuMode.CPU, ExecutorState.conf().orElseThrow().get(OverlapConf.NO_GPU_MODE));
+    assertEquals(NoGpuMode.CPU, ExecutorState.conf().orElseThrow().get(OverlapConf.NO_GPU_MODE));
   }
 }

@@ -44,7 +44,7 @@ class OverlapConfTest {
   void defaultsParse() {
     OverlapConf c = OverlapConf.defaults();
     assertEquals(128L << 20, c.get(OverlapConf.STAGING_BUFFER_SIZE));
-    assertEquals(OverlapConf.NoGpuMode.CPU, c.get(OverlapConf.NO_GPU_MODE));
+    assertEquals(NoGpuMode.CPU, c.get(OverlapConf.NO_GPU_MODE));
   }
 
   @Test
@@ -57,7 +57,7 @@ class OverlapConfTest {
                 "spark.overlap.noGpu.mode", "fail"));
     assertEquals(2L << 30, c.get(OverlapConf.PREFETCH_MAX_BYTES));
     assertEquals(64L << 20, c.get(OverlapConf.STAGING_BUFFER_SIZE));
-    assertEquals(OverlapConf.NoGpuMode.FAIL, c.get(OverlapConf.NO_GPU_MODE));
+    assertEquals(NoGpuMode.FAIL, c.get(OverlapConf.NO_GPU_MODE));
   }
 
   @Test
@@ -100,7 +100,7 @@ class OverlapConfTest {
         assertThrows(
             OverlapConfigException.class,
             () ->
-                OverlapConf.checkKnownKeys(
+                UnknownKeys.check(
                     List.of(
                         "spark.executor.memory",
                         "spark.overlap.staging.buffers",
@@ -115,17 +115,16 @@ class OverlapConfTest {
   @Test
   void suggestionsCoverTyposCaseAndAMisplacedSegment() {
     assertEquals(
-        Optional.of("spark.overlap.noGpu.mode"),
-        OverlapConf.nearestKey("spark.overlap.nogpu.mode"));
+        Optional.of("spark.overlap.noGpu.mode"), UnknownKeys.nearest("spark.overlap.nogpu.mode"));
     assertEquals(
         Optional.of("spark.overlap.staging.buffers"),
-        OverlapConf.nearestKey("spark.overlap.stagingBuffers"));
+        UnknownKeys.nearest("spark.overlap.stagingBuffers"));
     assertEquals(
         Optional.of("spark.overlap.batch.maxRows"),
-        OverlapConf.nearestKey("spark.overlap.batch.maxRow"));
+        UnknownKeys.nearest("spark.overlap.batch.maxRow"));
     assertEquals(
-        Optional.of("spark.overlap.enabled"), OverlapConf.nearestKey("spark.overlap.gpu.enabled"));
-    assertEquals(Optional.empty(), OverlapConf.nearestKey("spark.overlap.shuffle.compression"));
+        Optional.of("spark.overlap.enabled"), UnknownKeys.nearest("spark.overlap.gpu.enabled"));
+    assertEquals(Optional.empty(), UnknownKeys.nearest("spark.overlap.shuffle.compression"));
   }
 
   @Test
@@ -133,7 +132,7 @@ class OverlapConfTest {
     OverlapConfigException e =
         assertThrows(
             OverlapConfigException.class,
-            () -> OverlapConf.checkKnownKeys(List.of("spark.overlap.shuffle.compression")));
+            () -> UnknownKeys.check(List.of("spark.overlap.shuffle.compression")));
     assertEquals(
         "unknown config key 'spark.overlap.shuffle.compression' (every key: docs/configs.md)",
         e.getMessage());
@@ -147,7 +146,7 @@ class OverlapConfTest {
     }
     keys.add("spark.overlapping.thing");
     keys.add("spark.rapids.sql.enabled");
-    OverlapConf.checkKnownKeys(keys);
+    UnknownKeys.check(keys);
   }
 
   @Test

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.ParquetDecodeMode;
+import dev.overlap.executor.config.RapidsInputMode;
 import dev.overlap.executor.testing.AllTypesKernel;
 import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.TestData;
@@ -42,7 +43,7 @@ class RapidsInputTest {
     return TestData.frame(spark, 10, 1).selectExpr("id + 1 as x").queryExecution().executedPlan();
   }
 
-  private static Optional<String> why(Map<String, String> conf, OverlapConf.RapidsInput mode) {
+  private static Optional<String> why(Map<String, String> conf, RapidsInputMode mode) {
     return RapidsInput.whyNot(conf::get, mode, true, cpuPlan(), true);
   }
 
@@ -54,42 +55,36 @@ class RapidsInputTest {
 
   @Test
   void withoutRapidsInSparkPluginsThereIsNothingToSay() {
-    assertNull(why(Map.of(), OverlapConf.RapidsInput.AUTO));
+    assertNull(why(Map.of(), RapidsInputMode.AUTO));
     assertNull(
-        why(
-            Map.of("spark.plugins", "dev.overlap.executor.OverlapPlugin"),
-            OverlapConf.RapidsInput.AUTO));
+        why(Map.of("spark.plugins", "dev.overlap.executor.OverlapPlugin"), RapidsInputMode.AUTO));
     // The class name must match exactly, not as a prefix.
-    assertNull(
-        why(Map.of("spark.plugins", "com.nvidia.spark.SQLPluginX"), OverlapConf.RapidsInput.AUTO));
+    assertNull(why(Map.of("spark.plugins", "com.nvidia.spark.SQLPluginX"), RapidsInputMode.AUTO));
   }
 
   @Test
   void eachReasonIsNamed() {
     assertEquals(
-        Optional.of("spark.overlap.rapids.input=OFF"),
-        why(withRapids(), OverlapConf.RapidsInput.OFF));
+        Optional.of("spark.overlap.rapids.input=OFF"), why(withRapids(), RapidsInputMode.OFF));
     Optional<String> missing =
-        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, cpuPlan(), false);
+        RapidsInput.whyNot(withRapids()::get, RapidsInputMode.AUTO, true, cpuPlan(), false);
     assertTrue(missing.orElseThrow().contains("com.nvidia.spark.rapids.ColumnarRdd is not on the"));
     Map<String, String> disabled = withRapids();
     disabled.put("spark.rapids.sql.enabled", "false");
     assertEquals(
-        Optional.of("spark.rapids.sql.enabled=false"), why(disabled, OverlapConf.RapidsInput.AUTO));
+        Optional.of("spark.rapids.sql.enabled=false"), why(disabled, RapidsInputMode.AUTO));
     Map<String, String> explain = withRapids();
     explain.put("spark.rapids.sql.mode", "explainOnly");
     assertEquals(
-        Optional.of("spark.rapids.sql.mode=explainOnly"),
-        why(explain, OverlapConf.RapidsInput.AUTO));
+        Optional.of("spark.rapids.sql.mode=explainOnly"), why(explain, RapidsInputMode.AUTO));
     // A plan of Spark's own operators: RAPIDS did not place it.
-    String cpu = why(withRapids(), OverlapConf.RapidsInput.AUTO).orElseThrow();
+    String cpu = why(withRapids(), RapidsInputMode.AUTO).orElseThrow();
     assertTrue(
         cpu.startsWith("RAPIDS did not place the plan on the GPU (its last operator is "), cpu);
     assertFalse(RapidsInput.onGpu(cpuPlan()));
     assertEquals(
         Optional.of("spark.overlap.enabled=false"),
-        RapidsInput.whyNot(
-            withRapids()::get, OverlapConf.RapidsInput.AUTO, false, cpuPlan(), true));
+        RapidsInput.whyNot(withRapids()::get, RapidsInputMode.AUTO, false, cpuPlan(), true));
     // Under adaptive execution ColumnarRdd converts rows instead of handing over its batches.
     SparkSession aqe = spark.newSession();
     aqe.conf().set("spark.sql.adaptive.enabled", "true");
@@ -100,7 +95,7 @@ class RapidsInputTest {
         adaptive.getClass().getName());
     assertEquals(
         Optional.of(RapidsInput.ADAPTIVE),
-        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, adaptive, true));
+        RapidsInput.whyNot(withRapids()::get, RapidsInputMode.AUTO, true, adaptive, true));
   }
 
   @Test
@@ -111,7 +106,7 @@ class RapidsInputTest {
         Optional.of(
             "column 'dec38' is decimal(38,10), which RAPIDS' ColumnarRdd does not export"
                 + " (decimals of up to 18 digits, timestamps with a time zone)"),
-        RapidsInput.whyNot(withRapids()::get, OverlapConf.RapidsInput.AUTO, true, wide, true));
+        RapidsInput.whyNot(withRapids()::get, RapidsInputMode.AUTO, true, wide, true));
     SparkPlan ntz =
         TestData.frame(spark, 10, 1).select("id", "ntz").queryExecution().executedPlan();
     assertTrue(
@@ -162,19 +157,17 @@ class RapidsInputTest {
 
   @Test
   void aPlainScanIsOverlapsFirstUnlessRapidsBatchesAreAskedForOrOverlapCannotDecodeIt() {
-    var auto = OverlapConf.RapidsInput.AUTO;
-    var gpu = OverlapConf.ParquetDecode.AUTO;
+    var auto = RapidsInputMode.AUTO;
+    var gpu = ParquetDecodeMode.AUTO;
     assertTrue(RapidsInput.ownScanFirst(withRapids()::get, auto, true, gpu));
-    assertTrue(RapidsInput.ownScanFirst(withRapids()::get, OverlapConf.RapidsInput.OFF, true, gpu));
+    assertTrue(RapidsInput.ownScanFirst(withRapids()::get, RapidsInputMode.OFF, true, gpu));
     // A write never takes RAPIDS' batches: no setting.
     assertTrue(RapidsInput.ownScanFirst(withRapids()::get, null, true, gpu));
-    assertFalse(
-        RapidsInput.ownScanFirst(withRapids()::get, OverlapConf.RapidsInput.ALWAYS, true, gpu));
+    assertFalse(RapidsInput.ownScanFirst(withRapids()::get, RapidsInputMode.ALWAYS, true, gpu));
     // Overlap off: the CPU kernel keeps RAPIDS' GPU scan rather than Spark's CPU reader.
     assertFalse(RapidsInput.ownScanFirst(withRapids()::get, auto, false, gpu));
     // Overlap would decode on the host: RAPIDS' scan is the better one.
-    assertFalse(
-        RapidsInput.ownScanFirst(withRapids()::get, auto, true, OverlapConf.ParquetDecode.HOST));
+    assertFalse(RapidsInput.ownScanFirst(withRapids()::get, auto, true, ParquetDecodeMode.HOST));
     Map<String, String> off = withRapids();
     off.put("spark.rapids.sql.enabled", "false");
     assertFalse(RapidsInput.ownScanFirst(off::get, auto, true, gpu));
