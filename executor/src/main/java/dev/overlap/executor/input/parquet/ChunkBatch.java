@@ -1,16 +1,11 @@
 package dev.overlap.executor.input.parquet;
 
-import ai.rapids.cudf.ByteRange;
 import ai.rapids.cudf.HostMemoryBuffer;
-import ai.rapids.cudf.HybridScanReader;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.resource.RefCounted;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
 
 /**
  * One batch of Parquet input for the GPU to decode: the compressed column chunks of some row groups
@@ -24,107 +19,12 @@ import java.util.function.Supplier;
  * buffer and readers it uses; its {@link #readersKeeper} keeps them for the decode.
  */
 public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBatch {
-  /**
-   * The chunks of one file in this batch.
-   *
-   * @param reader decodes them; built from the file's footer with its columns selected
-   * @param rowGroups the row groups, indices in the file
-   * @param groupRows rows in each of those row groups
-   * @param at where each chunk starts in the batch's buffer, in the order the reader wants them
-   * @param lengths each chunk's length
-   * @param fileOffsets where each chunk starts in the file
-   * @param rows rows in those row groups
-   * @param columns how the decoded columns answer the kernel's input
-   * @param file the file's name, for messages
-   * @param freshReader builds another reader like {@code reader}: a reader decodes its row groups
-   *     once, and a decode that runs again (after running out of device memory, or for part of a
-   *     split batch) takes a reader of its own
-   * @param decoded whether {@code reader} has decoded already; shared by the pieces cut from this
-   *     one, which use the same reader
-   */
-  public record Piece(
-      HybridScanReader reader,
-      int[] rowGroups,
-      long[] groupRows,
-      long[] at,
-      long[] lengths,
-      long[] fileOffsets,
-      long rows,
-      FileColumns columns,
-      String file,
-      Supplier<HybridScanReader> freshReader,
-      AtomicBoolean decoded) {
-
-    /** The same chunks, {@code by} bytes earlier in their buffer. */
-    Piece moved(long by) {
-      long[] a = at.clone();
-      for (int i = 0; i < a.length; i++) {
-        a[i] -= by;
-      }
-      return new Piece(
-          reader,
-          rowGroups,
-          groupRows,
-          a,
-          lengths,
-          fileOffsets,
-          rows,
-          columns,
-          file,
-          freshReader,
-          decoded);
-    }
-
-    /**
-     * The chunks of row groups {@code [from, to)} of this piece (indices into {@link #rowGroups}),
-     * where they lie in the same buffer, in the order the reader wants them for those groups.
-     *
-     * @throws IllegalStateException when the reader asks for a chunk this piece does not hold
-     */
-    public Piece groups(int from, int to) {
-      int[] groups = Arrays.copyOfRange(rowGroups, from, to);
-      long[] rowsOf = Arrays.copyOfRange(groupRows, from, to);
-      ByteRange[] ranges = reader.allColumnChunksByteRanges(groups);
-      long[] partAt = new long[ranges.length];
-      long[] partLengths = new long[ranges.length];
-      long[] partOffsets = new long[ranges.length];
-      for (int i = 0; i < ranges.length; i++) {
-        int k = indexOf(ranges[i].offset(), ranges[i].size());
-        partAt[i] = at[k];
-        partLengths[i] = lengths[k];
-        partOffsets[i] = fileOffsets[k];
-      }
-      long n = Arrays.stream(rowsOf).sum();
-      return new Piece(
-          reader,
-          groups,
-          rowsOf,
-          partAt,
-          partLengths,
-          partOffsets,
-          n,
-          columns,
-          file,
-          freshReader,
-          decoded);
-    }
-
-    private int indexOf(long offset, long size) {
-      for (int k = 0; k < fileOffsets.length; k++) {
-        if (fileOffsets[k] == offset && lengths[k] == size) {
-          return k;
-        }
-      }
-      throw new IllegalStateException(
-          file + ": the reader asks for a chunk at " + offset + " that the batch did not read");
-    }
-  }
 
   private final HostMemoryBuffer buffer;
   private final Runnable release;
   private final ChunkBatch whole;
   private final long copyFrom;
-  private List<Piece> pieces;
+  private List<ChunkPiece> pieces;
   private final long rows;
   private final long bytes;
   private final long deviceBytes;
@@ -133,7 +33,7 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
   ChunkBatch(
       HostMemoryBuffer buffer,
       Runnable release,
-      List<Piece> pieces,
+      List<ChunkPiece> pieces,
       long rows,
       long bytes,
       long deviceBytes,
@@ -146,7 +46,7 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
       Runnable release,
       ChunkBatch whole,
       long copyFrom,
-      List<Piece> pieces,
+      List<ChunkPiece> pieces,
       long rows,
       long bytes,
       long deviceBytes,
@@ -194,11 +94,11 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
   }
 
   /** Hands the pieces, and the readers in them, to the caller; a second call fails. */
-  public synchronized List<Piece> takePieces() {
+  public synchronized List<ChunkPiece> takePieces() {
     if (pieces == null) {
       throw new IllegalStateException("pieces already taken");
     }
-    List<Piece> p = pieces;
+    List<ChunkPiece> p = pieces;
     pieces = null;
     return p;
   }
@@ -219,49 +119,22 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
    * single row group.
    */
   public List<ChunkBatch> halves() {
-    List<Piece> all;
+    List<ChunkPiece> all;
     synchronized (this) {
       all = pieces;
     }
-    List<List<Piece>> halves = all == null ? List.of() : byRowGroups(all);
+    List<List<ChunkPiece>> halves = all == null ? List.of() : ChunkPiece.byRowGroups(all);
     if (halves.isEmpty()) {
       return List.of();
     }
     return List.of(part(halves.get(0)), part(halves.get(1)));
   }
 
-  /**
-   * The row groups of {@code pieces} in two halves, in order (the first has the extra one), each
-   * piece cut where the halves meet; empty for a single row group.
-   */
-  static List<List<Piece>> byRowGroups(List<Piece> pieces) {
-    int groups = pieces.stream().mapToInt(p -> p.rowGroups().length).sum();
-    if (groups < 2) {
-      return List.of();
-    }
-    int firstHalf = (groups + 1) / 2;
-    List<Piece> head = new ArrayList<>();
-    List<Piece> tail = new ArrayList<>();
-    int seen = 0;
-    for (Piece p : pieces) {
-      int n = p.rowGroups().length;
-      int inHead = Math.max(0, Math.min(n, firstHalf - seen));
-      if (inHead > 0) {
-        head.add(inHead == n ? p : p.groups(0, inHead));
-      }
-      if (inHead < n) {
-        tail.add(inHead == 0 ? p : p.groups(inHead, n));
-      }
-      seen += n;
-    }
-    return List.of(head, tail);
-  }
-
-  private ChunkBatch part(List<Piece> some) {
+  private ChunkBatch part(List<ChunkPiece> some) {
     long lo = Long.MAX_VALUE;
     long hi = 0;
     long partRows = 0;
-    for (Piece p : some) {
+    for (ChunkPiece p : some) {
       for (int i = 0; i < p.at().length; i++) {
         lo = Math.min(lo, p.at()[i]);
         hi = Math.max(hi, p.at()[i] + p.lengths()[i]);
@@ -269,8 +142,8 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
       partRows += p.rows();
     }
     long from = lo == Long.MAX_VALUE ? 0 : lo;
-    List<Piece> moved = new ArrayList<>();
-    for (Piece p : some) {
+    List<ChunkPiece> moved = new ArrayList<>();
+    for (ChunkPiece p : some) {
       moved.add(p.moved(from));
     }
     ChunkBatch top = whole == null ? this : whole;
@@ -292,30 +165,11 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
   protected void free() {
     try {
       if (pieces != null && whole == null) {
-        closeReaders(pieces); // a part's readers are the whole batch's
+        ChunkPiece.closeReaders(pieces); // a part's readers are the whole batch's
       }
       pieces = null;
     } finally {
       release.run();
-    }
-  }
-
-  /** Closes every piece's reader, each even when one before it failed. */
-  public static void closeReaders(List<Piece> pieces) {
-    RuntimeException first = null;
-    for (Piece p : pieces) {
-      try {
-        p.reader().close();
-      } catch (RuntimeException e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
     }
   }
 }

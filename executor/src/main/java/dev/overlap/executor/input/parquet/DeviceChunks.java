@@ -24,7 +24,7 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
   private final DeviceChunks whole;
   private final DeviceMemoryBuffer chunks;
   private final Cuda.Event copied;
-  private final List<ChunkBatch.Piece> pieces;
+  private final List<ChunkPiece> pieces;
   private final AutoCloseable readers;
   private final LongAdder decodeNanos;
   private ChunkBatch host;
@@ -42,7 +42,7 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
       DeviceMemoryBuffer chunks,
       Cuda.Event copied,
       ChunkBatch host,
-      List<ChunkBatch.Piece> pieces,
+      List<ChunkPiece> pieces,
       AutoCloseable readers,
       LongAdder decodeNanos) {
     this.whole = whole;
@@ -59,7 +59,7 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
     return chunks;
   }
 
-  List<ChunkBatch.Piece> pieces() {
+  List<ChunkPiece> pieces() {
     return pieces;
   }
 
@@ -73,7 +73,7 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
    * closes. Empty for a single row group.
    */
   List<DeviceChunks> halves() {
-    List<List<ChunkBatch.Piece>> halves = ChunkBatch.byRowGroups(pieces);
+    List<List<ChunkPiece>> halves = ChunkPiece.byRowGroups(pieces);
     if (halves.isEmpty()) {
       return List.of();
     }
@@ -81,7 +81,7 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
     return List.of(part(all, halves.get(0)), part(all, halves.get(1)));
   }
 
-  private DeviceChunks part(DeviceChunks all, List<ChunkBatch.Piece> some) {
+  private DeviceChunks part(DeviceChunks all, List<ChunkPiece> some) {
     return new DeviceChunks(all.retain(), all.chunks, null, null, some, null, decodeNanos);
   }
 
@@ -111,7 +111,7 @@ public final class DeviceChunks extends RefCounted<DeviceChunks> implements Uplo
     } finally {
       try {
         if (readers == null) {
-          ChunkBatch.closeReaders(pieces);
+          ChunkPiece.closeReaders(pieces);
         } else {
           Closing.all(List.of(readers));
         }

@@ -58,7 +58,7 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
   private Table decode(DeviceChunks chunks) {
     List<Table> parts = new ArrayList<>();
     try {
-      for (ChunkBatch.Piece p : chunks.pieces()) {
+      for (ChunkPiece p : chunks.pieces()) {
         DeviceMemoryBuffer[] slices = new DeviceMemoryBuffer[p.at().length];
         List<AutoCloseable> views = new ArrayList<>();
         try {

@@ -71,7 +71,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
   public ChunkBatch fill(HostMemoryBuffer staging, Runnable release) {
     HostMemoryBuffer buffer = staging;
     Runnable giveBack = release;
-    List<ChunkBatch.Piece> pieces = new ArrayList<>();
+    List<ChunkPiece> pieces = new ArrayList<>();
     try {
       long cap = batchBytes <= 0 ? staging.getLength() : Math.min(batchBytes, staging.getLength());
       long used = 0;
@@ -148,9 +148,9 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
   }
 
   /** Closes what a failed fill made and gives its buffer back. */
-  private static void drop(List<ChunkBatch.Piece> pieces, Runnable giveBack, Throwable failure) {
+  private static void drop(List<ChunkPiece> pieces, Runnable giveBack, Throwable failure) {
     try {
-      ChunkBatch.closeReaders(pieces);
+      ChunkPiece.closeReaders(pieces);
     } catch (RuntimeException c) {
       failure.addSuppressed(c);
     }
@@ -163,7 +163,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
   }
 
   /** Reads the chunks of {@code groups} of one file into {@code buffer} from {@code at} on. */
-  private ChunkBatch.Piece read(FilePlan plan, int[] groups, HostMemoryBuffer buffer, long at)
+  private ChunkPiece read(FilePlan plan, int[] groups, HostMemoryBuffer buffer, long at)
       throws IOException {
     HybridScanReader reader = reader(plan);
     try {
@@ -211,7 +211,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
       for (int i = 0; i < groups.length; i++) {
         groupRows[i] = plan.rows(groups[i]);
       }
-      return new ChunkBatch.Piece(
+      return new ChunkPiece(
           reader,
           groups,
           groupRows,
