@@ -11,8 +11,7 @@ import java.util.function.Function;
  * <p>An instance holds the values read from one source (a {@code SparkConf}, the plugin context's
  * conf, a map in a test). Reading validates every key at once, so a bad value fails at executor
  * start with a message that names the key and what it accepts. A key under the prefix that is not
- * registered (a typo, a removed key) fails the application at start too: see {@link
- * #checkKnownKeys}.
+ * registered (a typo, a removed key) fails the application at start too: see {@link UnknownKeys}.
  */
 public final class OverlapConf {
   public static final String PREFIX = "spark.overlap.";
