@@ -9,9 +9,11 @@ import ai.rapids.cudf.PinnedMemoryPool;
 import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.testing.AllTypesKernel;
+import dev.overlap.executor.testing.GpuSession;
 import dev.overlap.executor.testing.TestData;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.spark.sql.Dataset;
@@ -53,20 +55,22 @@ class RapidsInputGpuTest {
     }
     assumeTrue(rapids, "the RAPIDS Accelerator's jar is not on the class path");
     spark =
-        SparkSession.builder()
-            .master("local[4]")
-            .appName("rapids-input")
-            .config(
-                "spark.plugins", "com.nvidia.spark.SQLPlugin,dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.overlap.rapids.input", "AUTO")
-            .config("spark.overlap.staging.bufferSize", "1m")
-            .config("spark.overlap.staging.buffers", "3")
-            .config("spark.rapids.sql.concurrentGpuTasks", "2")
-            .config("spark.rapids.memory.pinnedPool.size", "512m")
-            .config("spark.rapids.sql.explain", "NOT_ON_GPU")
-            .getOrCreate();
+        GpuSession.start(
+            "rapids-input",
+            "local[4]",
+            Map.of(
+                "spark.plugins",
+                "com.nvidia.spark.SQLPlugin,dev.overlap.executor.OverlapPlugin",
+                "spark.sql.session.timeZone",
+                "UTC",
+                "spark.overlap.rapids.input",
+                "AUTO",
+                "spark.rapids.sql.concurrentGpuTasks",
+                "2",
+                "spark.rapids.memory.pinnedPool.size",
+                "512m",
+                "spark.rapids.sql.explain",
+                "NOT_ON_GPU"));
     assertTrue(GpuStatus.current().gpu(), GpuStatus.current().reason());
     java.nio.file.Path tmp = Files.createTempDirectory("overlap-rapids");
     exported = tmp.resolve("exported").toString();

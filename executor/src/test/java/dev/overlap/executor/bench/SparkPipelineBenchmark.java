@@ -3,6 +3,7 @@ package dev.overlap.executor.bench;
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.testing.LocalSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -28,20 +29,27 @@ public final class SparkPipelineBenchmark {
     int runs = args.length > 4 ? Integer.parseInt(args[4]) : 5;
     long rows = (long) (gb * 1e9 / 16); // two 8-byte columns
     SparkSession spark =
-        SparkSession.builder()
-            .master("local[" + slots + "]")
-            .appName("overlap-spark-bench")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.driver.memory", "48g")
-            .config("spark.sql.ansi.enabled", "false") // the kernel wraps around like Java
-            .config("spark.sql.parquet.compression.codec", "uncompressed")
-            .config("spark.sql.parquet.columnarReaderBatchSize", "65536")
-            .config("spark.sql.files.maxPartitionBytes", "256m")
-            .config("spark.overlap.staging.buffers", String.valueOf(2 * slots))
-            .config("spark.overlap.staging.bufferSize", "64m")
-            .config("spark.overlap.prefetch.maxBytes", "4g")
-            .getOrCreate();
+        LocalSession.start(
+            "local[" + slots + "]",
+            "overlap-spark-bench",
+            "spark.plugins",
+            "dev.overlap.executor.OverlapPlugin",
+            "spark.driver.memory",
+            "48g",
+            "spark.sql.ansi.enabled",
+            "false", // the kernel wraps around like Java
+            "spark.sql.parquet.compression.codec",
+            "uncompressed",
+            "spark.sql.parquet.columnarReaderBatchSize",
+            "65536",
+            "spark.sql.files.maxPartitionBytes",
+            "256m",
+            "spark.overlap.staging.buffers",
+            String.valueOf(2 * slots),
+            "spark.overlap.staging.bufferSize",
+            "64m",
+            "spark.overlap.prefetch.maxBytes",
+            "4g");
     String path = dir.resolve("bench.parquet").toString();
     if (!Files.exists(dir.resolve("bench.parquet"))) {
       long s = System.nanoTime();

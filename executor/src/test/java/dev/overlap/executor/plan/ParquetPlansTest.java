@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.testing.LocalSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,14 +33,11 @@ class ParquetPlansTest {
   @BeforeAll
   static void start() throws Exception {
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("parquet-plans")
-            .config("spark.ui.enabled", "false")
-            .config(
-                "spark.sql.warehouse.dir",
-                Files.createTempDirectory("overlap-plans-warehouse").toString())
-            .getOrCreate();
+        LocalSession.start(
+            "local[2]",
+            "parquet-plans",
+            "spark.sql.warehouse.dir",
+            Files.createTempDirectory("overlap-plans-warehouse").toString());
     Path root = Files.createTempDirectory("overlap-plans");
     dir = root.resolve("t").toString();
     spark

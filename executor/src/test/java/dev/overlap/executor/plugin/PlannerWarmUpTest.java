@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.testing.LocalSession;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,18 +22,18 @@ import org.junit.jupiter.api.Test;
 class PlannerWarmUpTest {
 
   private static SparkSession session(String app, boolean plugin, boolean warmUp) {
-    SparkSession.Builder b =
-        SparkSession.builder()
-            .master("local[1]")
-            .appName(app)
-            .config("spark.ui.enabled", "false")
-            .config("spark.overlap.noGpu.mode", "CPU");
-    if (plugin) {
-      b =
-          b.config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-              .config("spark.overlap.driver.plannerWarmUp", Boolean.toString(warmUp));
+    if (!plugin) {
+      return LocalSession.start("local[1]", app, "spark.overlap.noGpu.mode", "CPU");
     }
-    return b.getOrCreate();
+    return LocalSession.start(
+        "local[1]",
+        app,
+        "spark.overlap.noGpu.mode",
+        "CPU",
+        "spark.plugins",
+        "dev.overlap.executor.OverlapPlugin",
+        "spark.overlap.driver.plannerWarmUp",
+        Boolean.toString(warmUp));
   }
 
   @Test

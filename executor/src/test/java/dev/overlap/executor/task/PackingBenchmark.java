@@ -8,6 +8,7 @@ import dev.overlap.executor.input.rows.HostBatchWriter;
 import dev.overlap.executor.input.rows.RowSource;
 import dev.overlap.executor.pipeline.BatchSource;
 import dev.overlap.executor.plan.ColumnarPlans;
+import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.types.ColumnType;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -42,12 +43,7 @@ public final class PackingBenchmark {
     int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
     long bufferBytes = (args.length > 4 ? Long.parseLong(args[4]) : 64) << 20;
     boolean byRows = args.length > 5 && args[5].equals("rows");
-    SparkSession spark =
-        SparkSession.builder()
-            .master("local[" + slots + "]")
-            .appName("overlap-packing-bench")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate();
+    SparkSession spark = LocalSession.start("local[" + slots + "]", "overlap-packing-bench");
     if (!java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
       spark
           .range(0, 50_000_000L, 1, 4 * slots)

@@ -150,6 +150,13 @@ public final class ParquetWrite implements Serializable {
     return TaskFiles.open(committer, jobConf.value(), jobTracker);
   }
 
+  /**
+   * As {@link #openTask}, for attempt {@code attempt} of task {@code partition} of {@code stage}.
+   */
+  TaskFiles openTask(int stage, int partition, int attempt) {
+    return TaskFiles.open(committer, jobConf.value(), jobTracker, stage, partition, attempt);
+  }
+
   /** On the driver, once every task committed: publishes the files (and {@code _SUCCESS}). */
   public Written commit(List<TaskFiles.Outcome> outcomes) {
     List<FileCommitProtocol.TaskCommitMessage> messages = new ArrayList<>();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.testing.LocalSession;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -63,16 +64,17 @@ class ParquetFooterTest {
   @BeforeAll
   static void writeAFileWithSparksWriter() throws IOException {
     spark =
-        SparkSession.builder()
-            .master("local[1]")
-            .appName("parquet-footer")
-            .config("spark.ui.enabled", "false")
+        LocalSession.start(
+            "local[1]",
+            "parquet-footer",
             // As cuDF writes them: INT64 microseconds, TIMESTAMP(isAdjustedToUTC=true).
-            .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+            "spark.sql.parquet.outputTimestampType",
+            "TIMESTAMP_MICROS",
             // A session zone other than UTC: local timestamps must not move with it.
-            .config("spark.sql.session.timeZone", "America/Los_Angeles")
-            .config("spark.sql.datetime.java8API.enabled", "true")
-            .getOrCreate();
+            "spark.sql.session.timeZone",
+            "America/Los_Angeles",
+            "spark.sql.datetime.java8API.enabled",
+            "true");
     wallClocks = new ArrayList<>();
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < 40; i++) {

@@ -22,7 +22,6 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.OutputStream;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +50,6 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
-import org.apache.spark.internal.io.FileCommitProtocol;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
@@ -60,7 +58,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.util.SerializableConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -674,20 +671,9 @@ class ParquetWriteTest {
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T> T field(ParquetWrite write, String name) throws Exception {
-    Field f = ParquetWrite.class.getDeclaredField(name);
-    f.setAccessible(true);
-    return (T) f.get(write);
-  }
-
   /** Attempt {@code attempt} of task {@code partition}, as a task of stage 7 opens it. */
   private static TaskFiles open(ParquetWrite write, int partition, int attempt) throws Exception {
-    ParquetWrite task = shipped(write);
-    FileCommitProtocol committer = field(task, "committer");
-    SerializableConfiguration conf = field(task, "jobConf");
-    String tracker = field(task, "jobTracker");
-    return TaskFiles.open(committer, conf.value(), tracker, 7, partition, attempt);
+    return shipped(write).openTask(7, partition, attempt);
   }
 
   private static void writeFile(TaskFiles files, byte[] bytes) throws IOException {
