@@ -5,9 +5,8 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.gpu.DeviceMemory;
+import dev.overlap.executor.gpu.QueuedUpload;
 import dev.overlap.executor.gpu.StreamPair;
-import dev.overlap.executor.gpu.Uploaded;
-import dev.overlap.executor.pipeline.Upload;
 import dev.overlap.executor.resource.Closing;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,35 +15,27 @@ import java.util.Optional;
 
 /**
  * The upload of packed rows: a {@link HostBatch} into one device allocation made on the copy
- * stream, one async copy per used region.
- *
- * <p>Upload keeps one copy queued ahead: it issues batch {@code n}'s copies, records an event, and
- * then waits for batch {@code n-1}'s copies (issued by the previous upload, of any task) before it
- * returns. The copy engine therefore always has the next copy queued when one finishes, and no host
- * round trip sits between two copies.
+ * stream, one copy queued ahead ({@link QueuedUpload}).
  *
  * <p>Out of device memory ({@link DeviceMemory}): the pipeline drains and retries a failed upload,
  * then cuts the host batch by rows ({@link HostBatch#halves}).
  */
-public final class PackedUpload implements Upload<HostBatch, DeviceBatch> {
-  private final StreamPair streams;
-  private final String kernelName;
-  // The bytes the last upload asked for; written and read on the upload thread.
-  private volatile long asked = -1;
-
+public final class PackedUpload extends QueuedUpload<HostBatch, DeviceBatch> {
   public PackedUpload(StreamPair streams, String kernelName) {
-    this.streams = streams;
-    this.kernelName = kernelName;
+    super(streams, "kernel " + kernelName + "'s upload");
+  }
+
+  @Override
+  protected long deviceBytes(HostBatch h) {
+    return h.deviceBytes();
   }
 
   /**
-   * The columns own slices of the allocation; the returned batch keeps a reference to {@code h}
-   * until its copies are done.
+   * One device allocation, one async copy per used region. The columns own slices of the
+   * allocation; the returned batch keeps a reference to {@code h} until its copies are done.
    */
   @Override
-  public DeviceBatch upload(HostBatch h) {
-    Cuda.Stream stream = streams.copyStream();
-    asked = h.deviceBytes();
+  protected DeviceBatch copy(HostBatch h, Cuda.Stream stream) {
     // What this call made and still owns; on failure the stream finishes before it is closed.
     List<AutoCloseable> made = new ArrayList<>();
     ColumnVector[] cols = new ColumnVector[h.columns()];
@@ -98,12 +89,7 @@ public final class PackedUpload implements Upload<HostBatch, DeviceBatch> {
       Closing.afterSync(e, stream::sync, List.of(table, copied));
       throw e;
     }
-    DeviceBatch batch = new DeviceBatch(table, copied, h.retain());
-    Uploaded previous = streams.swapLastUpload(batch);
-    if (previous != null) {
-      previous.awaitCopied();
-    }
-    return batch;
+    return new DeviceBatch(table, copied, h.retain());
   }
 
   private static DeviceMemoryBuffer slice(
@@ -116,10 +102,5 @@ public final class PackedUpload implements Upload<HostBatch, DeviceBatch> {
   @Override
   public List<HostBatch> splitHost(HostBatch host) {
     return host.halves();
-  }
-
-  @Override
-  public String outOfMemory(Throwable failure) {
-    return DeviceMemory.describe("kernel " + kernelName + "'s upload", asked, failure);
   }
 }
