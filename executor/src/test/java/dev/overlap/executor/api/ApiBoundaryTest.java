@@ -51,7 +51,7 @@ class ApiBoundaryTest {
   /** The public top-level types of the API package that are not marked, each for a reason. */
   private static final List<String> UNMARKED =
       List.of(
-          // The ServiceLoader seam to the implementation: public so that spark/ can implement it.
+          // The ServiceLoader seam to the implementation: public so that plan/ can implement it.
           API + "Engine",
           // The mark itself.
           API + "Public");
