@@ -96,7 +96,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   /**
    * As {@link #submit(AutoCloseable, long)}; the wait for the device budget ends with {@link
-   * InterruptedException} when {@code cancelled} turns true.
+   * WaitCancelledException} when {@code cancelled} turns true.
    */
   public void submit(H host, long deviceBytes, BooleanSupplier cancelled)
       throws InterruptedException {
@@ -129,7 +129,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   }
 
   /**
-   * As {@link #next()}; the wait ends with {@link InterruptedException} when {@code cancelled}
+   * As {@link #next()}; the wait ends with {@link WaitCancelledException} when {@code cancelled}
    * turns true (checked every {@link Waits#POLL_MILLIS} ms).
    */
   public R next(BooleanSupplier cancelled) throws InterruptedException {

@@ -11,6 +11,7 @@ import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.pipeline.TaskLane;
 import dev.overlap.executor.pipeline.TaskTag;
+import dev.overlap.executor.pipeline.WaitCancelledException;
 import dev.overlap.executor.pipeline.Waits;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -164,10 +165,18 @@ public final class TaskDriver<
       }
       return true;
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      // Only an interrupt's flag is set again: a wait its cancellation ended (the task killed, the
+      // GPU fenced) leaves the flag as it was, and the thread is not to look interrupted after it.
+      boolean interrupt = WaitCancelledException.byInterrupt(e);
+      if (interrupt) {
+        Thread.currentThread().interrupt();
+      }
       finish();
       throw new IllegalStateException(
-          "interrupted while waiting for the GPU pipeline: " + e.getMessage(), e);
+          (interrupt ? "interrupted" : "cancelled")
+              + " while waiting for the GPU pipeline: "
+              + e.getMessage(),
+          e);
     } catch (RuntimeException | Error e) {
       finish();
       throw e;

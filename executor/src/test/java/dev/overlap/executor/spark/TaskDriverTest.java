@@ -624,4 +624,68 @@ class TaskDriverTest {
     assertThrows(IllegalStateException.class, d::hasNext);
     assertAllReturned();
   }
+
+  /** Stages whose compute waits for {@code release}, whatever interrupts it. */
+  private Passing computingUntil(CountDownLatch release) {
+    return new Passing() {
+      @Override
+      void beforeCompute(Res in) {
+        boolean interrupted = false;
+        while (true) {
+          try {
+            release.await();
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+  }
+
+  @Test
+  void aWaitTheCancellationEndsLeavesTheTasksThreadUninterrupted() throws Exception {
+    // As when the GPU's fence ends the task's waits: nobody interrupted its thread, and the thread
+    // goes on (its task's failure, the way of an executor without a GPU) without an interrupt.
+    CountDownLatch release = new CountDownLatch(1);
+    TaskDriver<Buf, Filled, Rows, Integer> d =
+        new TaskDriver<>(
+            pipeline,
+            pool,
+            computingUntil(release),
+            new Numbers(10, -1),
+            TaskTag.named("task"),
+            2,
+            reported::add,
+            () -> true);
+    try {
+      IllegalStateException e = assertThrows(IllegalStateException.class, d::hasNext);
+      assertTrue(e.getCause() instanceof InterruptedException, "got " + e.getCause());
+      assertFalse(Thread.currentThread().isInterrupted(), "an interrupt nobody sent");
+    } finally {
+      Thread.interrupted();
+      release.countDown();
+    }
+    assertAllReturned();
+    assertEquals(1, reported.size());
+  }
+
+  @Test
+  void anInterruptThatEndsAWaitIsSetAgain() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), computingUntil(release));
+    Thread.currentThread().interrupt();
+    try {
+      IllegalStateException e = assertThrows(IllegalStateException.class, d::hasNext);
+      assertTrue(e.getCause() instanceof InterruptedException, "got " + e.getCause());
+      assertTrue(Thread.currentThread().isInterrupted(), "the interrupt was lost");
+    } finally {
+      Thread.interrupted();
+      release.countDown();
+    }
+    assertAllReturned();
+  }
 }
