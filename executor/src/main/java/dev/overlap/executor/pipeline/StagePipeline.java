@@ -2,9 +2,8 @@ package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,16 +38,8 @@ public final class StagePipeline implements AutoCloseable {
 
   private final DeviceBudget budget;
   private final PipelineMetrics metrics = new PipelineMetrics();
-  private final StageThread uploader;
-  private final StageThread computer;
-  private final List<StageThread> downloaders;
-  private final List<StageThread> workers;
-  // Open lanes per download thread. Guarded by itself.
-  private final int[] lanesPerDownloader;
+  private final PipelineThreads threads;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final Runnable threadInit;
-  private final long logEveryNanos;
-  private final long giveUpNanos;
   private volatile StageListener listener;
 
   /**
@@ -83,69 +74,51 @@ public final class StagePipeline implements AutoCloseable {
     this(budget, name, threadInit, 1, logEvery, giveUpAfter);
   }
 
-  StagePipeline(
+  /**
+   * As above, with {@code downloadThreads} download threads. When a thread fails to start, the ones
+   * started before it are stopped and waited for (as by {@link #close}) before the failure
+   * propagates.
+   */
+  public StagePipeline(
       DeviceBudget budget,
       String name,
       Runnable threadInit,
       int downloadThreads,
       Duration logEvery,
       Duration giveUpAfter) {
+    this(budget, name, threadInit, downloadThreads, logEvery, giveUpAfter, Thread::start);
+  }
+
+  /** As above; each thread is started with {@code start} (a test fails one). */
+  StagePipeline(
+      DeviceBudget budget,
+      String name,
+      Runnable threadInit,
+      int downloadThreads,
+      Duration logEvery,
+      Duration giveUpAfter,
+      Consumer<Thread> start) {
     if (downloadThreads < 1) {
       throw new IllegalArgumentException("downloadThreads must be at least 1: " + downloadThreads);
     }
     this.budget = budget;
-    this.threadInit = threadInit;
-    this.logEveryNanos = logEvery.toNanos();
-    this.giveUpNanos = giveUpAfter.toNanos();
-    List<StageThread> down = new ArrayList<>();
-    for (int i = 0; i < downloadThreads; i++) {
-      // The first keeps the plain name: one download thread is the common case.
-      String n = name + "-download" + (i == 0 ? "" : "-" + (i + 1));
-      down.add(new StageThread(this, n, PipelineStage.DOWNLOAD, threadInit, this::afterDownload));
-    }
-    this.downloaders = List.copyOf(down);
-    this.lanesPerDownloader = new int[downloadThreads];
-    this.computer =
-        new StageThread(
-            this,
-            name + "-compute",
-            PipelineStage.COMPUTE,
-            threadInit,
-            b -> downloaders.get(b.lane().downloader()).offer(b));
-    this.uploader =
-        new StageThread(this, name + "-upload", PipelineStage.UPLOAD, threadInit, computer::offer);
-    List<StageThread> all = new ArrayList<>(List.of(uploader, computer));
-    all.addAll(downloaders);
-    this.workers = List.copyOf(all);
-    downloaders.forEach(Thread::start);
-    computer.start();
-    uploader.start();
+    this.threads =
+        new PipelineThreads(this, name, threadInit, downloadThreads, logEvery, giveUpAfter, start);
   }
 
   /** Number of download threads. */
   public int downloadThreads() {
-    return downloaders.size();
+    return threads.downloadThreads();
   }
 
   /** The download thread of a lane that opens: the one serving the fewest open lanes. */
   int nextDownloader() {
-    synchronized (lanesPerDownloader) {
-      int best = 0;
-      for (int i = 1; i < lanesPerDownloader.length; i++) {
-        if (lanesPerDownloader[i] < lanesPerDownloader[best]) {
-          best = i;
-        }
-      }
-      lanesPerDownloader[best]++;
-      return best;
-    }
+    return threads.nextDownloader();
   }
 
   /** A lane served by download thread {@code downloader} closed. */
   void laneClosed(int downloader) {
-    synchronized (lanesPerDownloader) {
-      lanesPerDownloader[downloader]--;
-    }
+    threads.laneClosed(downloader);
   }
 
   public DeviceBudget budget() {
@@ -228,11 +201,7 @@ public final class StagePipeline implements AutoCloseable {
       batch.abandon(new IllegalStateException("pipeline is closed"));
       return;
     }
-    uploader.offer(batch);
-  }
-
-  private void afterDownload(Batch<?> batch) {
-    batch.deliver();
+    threads.upload(batch);
   }
 
   /**
@@ -244,14 +213,7 @@ public final class StagePipeline implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       throw new IllegalStateException("pipeline already closed");
     }
-    workers.forEach(StageThread::requestStop);
-    long deadline = System.nanoTime() + giveUpNanos;
-    workers.forEach(w -> w.await(deadline, logEveryNanos));
-    if (threadsEnded() && workers.stream().anyMatch(StageThread::hasQueued)) {
-      // Offered after their thread emptied its queue (by the stage before, or a racing submit).
-      StageThread.runInit(threadInit, "closing thread");
-      workers.forEach(StageThread::drain);
-    }
+    threads.stop();
   }
 
   /**
@@ -259,7 +221,7 @@ public final class StagePipeline implements AutoCloseable {
    * any more, and it may be freed.
    */
   public boolean threadsEnded() {
-    return closed.get() && workers.stream().noneMatch(Thread::isAlive);
+    return closed.get() && threads.ended();
   }
 
   /**
@@ -281,11 +243,7 @@ public final class StagePipeline implements AutoCloseable {
    * @return false when the pipeline closes or {@code b}'s task ends first
    */
   boolean drainAfter(PipelineStage stage, Batch<?> b) {
-    List<StageThread> after = new ArrayList<>(downloaders);
-    if (stage == PipelineStage.UPLOAD) {
-      after.add(computer);
-    }
-    while (after.stream().anyMatch(StageThread::busy)) {
+    while (threads.busyAfter(stage)) {
       if (closed.get() || !b.lane().isLive(b)) {
         return false;
       }

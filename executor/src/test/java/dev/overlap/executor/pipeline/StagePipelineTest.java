@@ -752,6 +752,39 @@ class StagePipelineTest {
     assertEquals(0, p.budget().inFlight());
   }
 
+  @Test
+  void aThreadThatFailsToStartStopsTheThreadsStartedBeforeIt() {
+    List<Thread> started = new ArrayList<>();
+    OutOfMemoryError noThread = new OutOfMemoryError("unable to create native thread");
+    // The third start fails: both download threads are running by then.
+    java.util.function.Consumer<Thread> start =
+        t -> {
+          if (started.size() == 2) {
+            throw noThread;
+          }
+          t.start();
+          started.add(t);
+        };
+    OutOfMemoryError e =
+        assertThrows(
+            OutOfMemoryError.class,
+            () ->
+                new StagePipeline(
+                    new DeviceBudget(1000),
+                    "t",
+                    null,
+                    2,
+                    Duration.ofMillis(50),
+                    Duration.ofSeconds(30),
+                    start));
+    assertSame(noThread, e);
+    assertEquals(
+        List.of("t-download", "t-download-2"), started.stream().map(Thread::getName).toList());
+    for (Thread t : started) {
+      assertFalse(t.isAlive(), t.getName() + " left running");
+    }
+  }
+
   /**
    * A closed or failed lane's queued batches are dropped when a stage thread reaches them, so the
    * budget empties shortly after the task ends, not at the same instant.
