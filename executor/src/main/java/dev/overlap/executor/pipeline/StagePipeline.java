@@ -40,6 +40,11 @@ public final class StagePipeline implements AutoCloseable {
   private final PipelineMetrics metrics = new PipelineMetrics();
   private final PipelineThreads threads;
   private final AtomicBoolean closed = new AtomicBoolean();
+  // Held while submit hands a batch to the upload thread and while close marks the pipeline
+  // closed: once close has begun, no batch enters a queue whose thread may have ended.
+  private final Object admission = new Object();
+  // Test seam: runs in submit between its check that the pipeline is open and the queuing.
+  private volatile Runnable admitting = () -> {};
   private volatile StageListener listener;
 
   /**
@@ -196,12 +201,27 @@ public final class StagePipeline implements AutoCloseable {
     return new TaskLane<>(this, tag, stages, maxAhead);
   }
 
+  /**
+   * Hands {@code batch} to the upload thread. Once {@link #close} has begun (and when it races this
+   * call), the batch is not run: it is abandoned here or by the thread, which closes what it holds,
+   * gives back its budget bytes and fails its result with {@link IllegalStateException} (the task's
+   * {@link TaskLane#next} throws {@link PipelineTaskException}). Never left in a queue whose thread
+   * ended.
+   */
   void submit(Batch<?> batch) {
-    if (closed.get()) {
-      batch.abandon(new IllegalStateException("pipeline is closed"));
-      return;
+    synchronized (admission) {
+      if (!closed.get()) {
+        admitting.run();
+        threads.upload(batch);
+        return;
+      }
     }
-    threads.upload(batch);
+    batch.abandon(new IllegalStateException("pipeline is closed"));
+  }
+
+  /** Test seam: {@code hook} runs in {@link #submit} once it found the pipeline open. */
+  void admitting(Runnable hook) {
+    this.admitting = hook;
   }
 
   /**
@@ -210,8 +230,10 @@ public final class StagePipeline implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      throw new IllegalStateException("pipeline already closed");
+    synchronized (admission) {
+      if (!closed.compareAndSet(false, true)) {
+        throw new IllegalStateException("pipeline already closed");
+      }
     }
     threads.stop();
   }

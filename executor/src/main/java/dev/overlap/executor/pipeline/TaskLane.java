@@ -85,7 +85,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   /**
    * Hands a packed batch to the pipeline. Blocks while the device budget is full. The lane owns
-   * {@code host} from this call on and closes it even when this method throws.
+   * {@code host} from this call on and closes it even when this method throws. Once the pipeline is
+   * closed (or while it closes) the batch is closed instead of run, and its {@link #next} throws.
    *
    * @param deviceBytes the bytes the batch will occupy on the device
    * @throws PipelineTaskException if an earlier batch of this lane already failed

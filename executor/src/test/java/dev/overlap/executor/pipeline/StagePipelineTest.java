@@ -785,6 +785,68 @@ class StagePipelineTest {
     }
   }
 
+  /** Waits until {@code t} is blocked on a monitor or has ended. */
+  private static Thread.State blockedOrEnded(Thread t) {
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    Thread.State s = t.getState();
+    while (s != Thread.State.BLOCKED
+        && s != Thread.State.TERMINATED
+        && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+      s = t.getState();
+    }
+    return s;
+  }
+
+  @Test
+  void aSubmitRacingCloseNeverLeavesItsBatchInTheQueueOfAThreadThatEnded() throws Exception {
+    StagePipeline p = new StagePipeline(new DeviceBudget(1000), "t", null);
+    TaskLane<Res, Res> lane = p.openLane("a", new Adding(), 2);
+    CountDownLatch admitting = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    // The submit has found the pipeline open and not yet queued its batch when close begins.
+    p.admitting(
+        () -> {
+          admitting.countDown();
+          awaitThroughInterrupts(go);
+        });
+    Future<?> submitting =
+        tasks.submit(
+            () -> {
+              lane.submit(new Res("a", 0), 10);
+              return null;
+            });
+    assertTrue(admitting.await(10, SECONDS));
+    Thread closing = new Thread(p::close, "closing");
+    closing.start();
+    // Either close waits for the submit (blocked), or it ran to its end with the threads gone.
+    Thread.State s = blockedOrEnded(closing);
+    assertTrue(s == Thread.State.BLOCKED || s == Thread.State.TERMINATED, "close is " + s);
+    go.countDown();
+    submitting.get(10, SECONDS);
+    closing.join(10_000);
+    assertFalse(closing.isAlive());
+    assertTrue(p.threadsEnded());
+    assertTrue(lane.awaitLeft(5_000), "the batch is in the queue of a thread that ended");
+    PipelineTaskException e = assertThrows(PipelineTaskException.class, lane::next);
+    assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
+  @Test
+  void aSubmitAfterCloseClosesItsBatchAndFailsItsResult() throws Exception {
+    StagePipeline p = new StagePipeline(new DeviceBudget(1000), "t", null);
+    TaskLane<Res, Res> lane = p.openLane("a", new Adding(), 2);
+    p.close();
+    lane.submit(new Res("a", 0), 10);
+    assertEquals(0, Res.OPEN.get(), "the batch was not closed");
+    assertTrue(lane.awaitLeft(0));
+    assertThrows(PipelineTaskException.class, lane::next);
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
   /**
    * A closed or failed lane's queued batches are dropped when a stage thread reaches them, so the
    * budget empties shortly after the task ends, not at the same instant.
