@@ -42,9 +42,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final AtomicLong submitted = new AtomicLong();
   private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);
   private volatile boolean closed;
-  private volatile Throwable failure;
-  // The index of the first batch that failed; the batches from it on are dropped.
-  private volatile long failedIndex = Long.MAX_VALUE;
+  private final LaneFailure failure;
   private final InPipeline inPipeline = new InPipeline();
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
@@ -55,6 +53,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     this.pipeline = pipeline;
     this.tag = tag;
     this.taskName = tag.name();
+    this.failure = new LaneFailure(taskName);
     this.flows = host -> new BatchFlow<>(stages, host);
     this.maxAhead = maxAhead;
     this.downloader = pipeline.nextDownloader();
@@ -229,7 +228,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   /** Whether a batch of this lane failed in a stage. */
   public boolean failed() {
-    return failure != null;
+    return failure.happened();
   }
 
   /** Nanoseconds the pipeline's threads spent in {@code stage} on this lane's batches. */
@@ -262,26 +261,15 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * takes before it sees the failure.
    */
   boolean isLive(Batch<?> b) {
-    return !closed && b.index() < failedIndex;
+    return !closed && failure.before(b.index());
   }
 
   void failed(Batch<?> b, PipelineStage stage, Throwable t) {
-    synchronized (this) {
-      failedIndex = Math.min(failedIndex, b.index());
-      if (failure == null) {
-        String why = t instanceof OutOfDeviceMemoryException ? t.getMessage() : t.toString();
-        failure =
-            new PipelineTaskException(
-                taskName + ": batch " + b.name() + " failed in " + stage.label() + ": " + why, t);
-      }
-    }
+    failure.record(b, stage, t);
   }
 
   Throwable abandonCause() {
-    Throwable f = failure;
-    return f != null
-        ? f
-        : new IllegalStateException(taskName + ": task ended before the batch ran");
+    return failure.abandonCause();
   }
 
   /**
@@ -299,11 +287,6 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     if (closed) {
       throw new IllegalStateException(taskName + ": lane is closed");
     }
-    Throwable f = failure;
-    if (f != null) {
-      throw (f instanceof PipelineTaskException p)
-          ? p
-          : new PipelineTaskException(taskName + ": an earlier batch failed", f);
-    }
+    failure.check();
   }
 }
