@@ -69,22 +69,14 @@ public final class TaskDriver<
       long stagingWaitNanos,
       long resultWaitNanos) {}
 
-  private final StagePipeline pipeline;
-  private final BoundedPool<S> staging;
-  private final BatchSource<S, H> source;
   private final TaskLane<H, R> lane;
+  private final BatchFeeder<S, H> feeder;
   private final Consumer<Figures> onFinish;
   private final BooleanSupplier cancelled;
-  private boolean more = true;
   private R current;
   private Iterator<T> rows = Collections.emptyIterator();
   private long rowsOut;
   private long batches;
-  private long bytes;
-  private long packNanos;
-  private long upstreamNanos;
-  private long packed;
-  private long stagingWait;
   private long resultWait;
   private boolean finished;
 
@@ -137,11 +129,9 @@ public final class TaskDriver<
       Consumer<Figures> onFinish,
       BooleanSupplier cancelled) {
     this.cancelled = cancelled;
-    this.pipeline = pipeline;
-    this.staging = staging;
-    this.source = source;
     this.onFinish = onFinish;
     this.lane = pipeline.openLane(task, stages, maxAhead);
+    this.feeder = new BatchFeeder<>(pipeline, staging, source, lane, cancelled);
   }
 
   @Override
@@ -152,7 +142,7 @@ public final class TaskDriver<
           current.close();
           current = null;
         }
-        fill();
+        feeder.fill();
         if (lane.pending() == 0) {
           finish();
           return false;
@@ -192,74 +182,6 @@ public final class TaskDriver<
     return rows.next();
   }
 
-  /** Fills and submits batches until the lane is full or the input is done. */
-  private void fill() throws InterruptedException {
-    // Once a batch failed, nothing more is submitted; the results of the batches ahead of it are
-    // still taken, in order, before its failure ends the task.
-    while (more && !lane.full() && !lane.failed()) {
-      long waitFrom = System.nanoTime();
-      S buf = staging.acquire(cancelled);
-      // The batch owns the buffer once filled; until then this method does. Run at most once, so
-      // a source that already gave the buffer back is not released twice.
-      java.util.concurrent.atomic.AtomicBoolean given =
-          new java.util.concurrent.atomic.AtomicBoolean();
-      Runnable giveBack =
-          () -> {
-            if (given.compareAndSet(false, true)) {
-              staging.release(buf);
-            }
-          };
-      long start = System.nanoTime();
-      stagingWait += start - waitFrom;
-      StageListener l = pipeline.listener();
-      H batch;
-      TaskTag before = BatchTracker.enter(lane.tag());
-      try {
-        StagePipeline.started(l, PipelineStage.PACK, lane.tag(), packed, 0, start);
-        batch = source.fill(buf, giveBack);
-      } catch (RuntimeException | Error e) {
-        try {
-          giveBack.run();
-        } catch (RuntimeException | Error r) {
-          e.addSuppressed(r);
-        }
-        StagePipeline.ended(
-            l, PipelineStage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
-        throw e;
-      } finally {
-        BatchTracker.leave(before);
-      }
-      long end;
-      try {
-        more = source.more();
-        end = System.nanoTime();
-        long took = end - start;
-        if (source.packsOnHost()) {
-          pipeline.metrics().addPacking(took);
-          packNanos += took;
-        } else {
-          upstreamNanos += took;
-        }
-        StagePipeline.ended(
-            l, PipelineStage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
-        if (batch.rows() == 0) {
-          batch.close();
-          break;
-        }
-      } catch (RuntimeException | Error e) {
-        try {
-          batch.close();
-        } catch (RuntimeException | Error r) {
-          e.addSuppressed(r);
-        }
-        throw e;
-      }
-      packed++;
-      bytes += batch.copyBytes();
-      lane.submit(batch, batch.deviceBytes(), cancelled);
-    }
-  }
-
   /**
    * Ends the task's use of the pipeline: closes the current result and the lane (dropping what is
    * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike.
@@ -287,14 +209,14 @@ public final class TaskDriver<
       }
       onFinish.accept(
           new Figures(
-              source.rowsRead(),
+              feeder.rowsRead(),
               rowsOut,
               batches,
-              bytes,
-              packNanos,
-              upstreamNanos,
+              feeder.bytes(),
+              feeder.packNanos(),
+              feeder.upstreamNanos(),
               nanos,
-              stagingWait,
+              feeder.stagingWaitNanos(),
               resultWait));
     }
   }
