@@ -33,7 +33,15 @@ import org.slf4j.LoggerFactory;
  * pool (see {@link BatchSource#fill}); a submitted batch belongs to the lane; a result belongs to
  * this driver until its rows are consumed, then it is closed. {@link #finish} (on the end of the
  * input, a failure, or the task's end) closes the lane and the current result and reports the
- * task's figures once.
+ * task's figures once. A row is valid until the next call into this driver, or until {@code
+ * finish}.
+ *
+ * <p>Threading: {@link #hasNext} and {@link #next} run on the task's thread; {@code finish} may
+ * come from another (Spark's task-completion listener). While the task's thread is inside one of
+ * them, {@code finish} closes the lane at once, which ends its wait for a result, and leaves the
+ * current result to that thread, which closes it and reports the figures as it leaves the call.
+ * After {@code finish}, {@code hasNext} is false if the input ran out and otherwise throws {@link
+ * IllegalStateException}: the task ended before its rows were all read.
  *
  * @param <S> a staging buffer
  * @param <H> a filled batch
@@ -78,7 +86,7 @@ public final class TaskDriver<
   private long rowsOut;
   private long batches;
   private long resultWait;
-  private boolean finished;
+  private final TaskEnding ending;
 
   /**
    * Opens the task's lane on {@code pipeline}.
@@ -132,19 +140,55 @@ public final class TaskDriver<
     this.onFinish = onFinish;
     this.lane = pipeline.openLane(task, stages, maxAhead);
     this.feeder = new BatchFeeder<>(pipeline, staging, source, lane, cancelled);
+    this.ending = new TaskEnding(lane.taskName(), lane::close, this::end);
   }
 
   @Override
   public boolean hasNext() {
+    if (!ending.enter()) {
+      return false;
+    }
+    try {
+      return advance();
+    } finally {
+      ending.leave();
+    }
+  }
+
+  @Override
+  public T next() {
+    if (!ending.enter()) {
+      throw new NoSuchElementException();
+    }
+    try {
+      if (!advance()) {
+        throw new NoSuchElementException();
+      }
+      rowsOut++;
+      return rows.next();
+    } finally {
+      ending.leave();
+    }
+  }
+
+  private boolean advance() {
     try {
       while (!rows.hasNext()) {
         if (current != null) {
           current.close();
           current = null;
         }
+        if (ending.ended()) {
+          // From another thread, during this call: the lane is closed.
+          throw new IllegalStateException(lane.taskName() + ": the task ended");
+        }
         feeder.fill();
         if (lane.pending() == 0) {
-          finish();
+          if (ending.ended()) {
+            // The lane emptied because another thread ended the task, not because the input did.
+            throw new IllegalStateException(lane.taskName() + ": the task ended");
+          }
+          ending.end(true);
           return false;
         }
         long waitFrom = System.nanoTime();
@@ -173,27 +217,22 @@ public final class TaskDriver<
     }
   }
 
-  @Override
-  public T next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
-    }
-    rowsOut++;
-    return rows.next();
-  }
-
   /**
    * Ends the task's use of the pipeline: closes the current result and the lane (dropping what is
-   * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike.
+   * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike,
+   * on any thread (see the class comment for a call while the task's thread is in the driver).
    */
   public void finish() {
-    if (finished) {
-      return;
-    }
-    finished = true;
+    ending.end(false);
+  }
+
+  /** Closes the current result and the lane and reports the figures: once, by one thread. */
+  private void end() {
+    rows = Collections.emptyIterator();
     if (current != null) {
-      current.close();
+      R c = current;
       current = null;
+      c.close();
     }
     lane.close();
     if (BatchTracker.on()) {
