@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
 public final class StagePipeline implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
 
+  /** How often {@link #close} logs a stage still running, unless told otherwise. */
+  public static final Duration CLOSE_LOG_EVERY = Duration.ofSeconds(10);
+
+  /** How long {@link #close} waits for a stage still running, unless told otherwise. */
+  public static final Duration CLOSE_GIVE_UP = Duration.ofMinutes(2);
+
   private final DeviceBudget budget;
   private final PipelineMetrics metrics = new PipelineMetrics();
   private final PipelineThreads threads;
@@ -63,7 +69,7 @@ public final class StagePipeline implements AutoCloseable {
    * @param downloadThreads at least 1
    */
   public StagePipeline(DeviceBudget budget, String name, Runnable threadInit, int downloadThreads) {
-    this(budget, name, threadInit, downloadThreads, Duration.ofSeconds(10), Duration.ofMinutes(2));
+    this(budget, name, threadInit, downloadThreads, CLOSE_LOG_EVERY, CLOSE_GIVE_UP);
   }
 
   /**
@@ -277,22 +283,5 @@ public final class StagePipeline implements AutoCloseable {
       }
     }
     return true;
-  }
-
-  /**
-   * The one line of a batch that does not fit in device memory and cannot be split: what asked and
-   * how much (the stages' words), the budget, and the device's free memory.
-   */
-  String outOfMemoryLine(Batch<?> b, PipelineStage stage) {
-    long free = b.flow().stages().freeDeviceBytes();
-    return String.format(
-        "out of device memory: %s, for batch %s of %s, which cannot be split further; device"
-            + " budget %d bytes (%d in flight); device free %s",
-        b.outOfMemory(),
-        b.name(),
-        b.lane().taskName(),
-        budget.maxBytes(),
-        budget.inFlight(),
-        free < 0 ? "unknown" : free + " bytes");
   }
 }
