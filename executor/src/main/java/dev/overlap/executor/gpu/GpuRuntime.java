@@ -9,6 +9,7 @@ import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.PinnedShare;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -63,7 +64,8 @@ public final class GpuRuntime implements AutoCloseable {
   /**
    * Sets up the GPU. On failure, whatever was made is closed again in the reverse order of creation
    * (the pinned pool and RMM shut down when this runtime initialized them) and the exception
-   * propagates.
+   * propagates; when a pipeline thread is still running after the pipeline's close, nothing made
+   * before the pipeline is freed (see {@link #close}).
    *
    * @param health the GPU's health, which a fatal CUDA error fences ({@link FencedStages})
    */
@@ -72,6 +74,19 @@ public final class GpuRuntime implements AutoCloseable {
   }
 
   static GpuRuntime start(int device, OverlapConf conf, GpuHealth health, NativeSteps natives) {
+    return start(device, conf, health, natives, StagePipeline.CLOSE_GIVE_UP);
+  }
+
+  /**
+   * As above; the pipeline's close, on failure and in {@link #close}, waits at most {@code
+   * pipelineGiveUp} for its threads.
+   */
+  static GpuRuntime start(
+      int device,
+      OverlapConf conf,
+      GpuHealth health,
+      NativeSteps natives,
+      Duration pipelineGiveUp) {
     // In the order of creation; closed in reverse on failure, and by close().
     List<AutoCloseable> made = new ArrayList<>();
     try {
@@ -130,21 +145,44 @@ public final class GpuRuntime implements AutoCloseable {
         made.add(PinnedShare::unlimited);
       }
       StreamPair streams = natives.streams();
-      made.add(streams);
+      made.add(() -> natives.closeStreams(streams));
       StagePipeline pipeline =
           new StagePipeline(
               new DeviceBudget(conf.get(OverlapConf.PREFETCH_MAX_BYTES)),
               "overlap",
               () -> natives.setDevice(device),
-              conf.get(OverlapConf.DOWNLOAD_THREADS));
+              conf.get(OverlapConf.DOWNLOAD_THREADS),
+              StagePipeline.CLOSE_LOG_EVERY.compareTo(pipelineGiveUp) < 0
+                  ? StagePipeline.CLOSE_LOG_EVERY
+                  : pipelineGiveUp,
+              pipelineGiveUp);
       made.add(pipeline);
       pipeline.listener(new NvtxStages());
-      Thread warmup = DecodeWarmup.start(device);
+      Thread warmup = natives.startWarmup(device);
       return new GpuRuntime(device, conf, streams, staging, pinned, pipeline, warmup, health, made);
     } catch (RuntimeException | Error e) {
       Collections.reverse(made);
-      Closing.after(e, made);
+      rollBack(e, made, device);
       throw e;
+    }
+  }
+
+  /**
+   * Closes what a failed {@link #start} made, newest first, attaching what the closes throw to
+   * {@code failure}. The pipeline comes first; when one of its threads is still running after the
+   * pipeline's close gave up waiting for it, nothing older is freed: that thread may be in a call
+   * using it (a leak until the process exits rather than memory freed under it).
+   */
+  private static void rollBack(Throwable failure, List<AutoCloseable> newestFirst, int device) {
+    for (AutoCloseable c : newestFirst) {
+      Closing.after(failure, List.of(c));
+      if (c instanceof StagePipeline p && !p.threadsEnded()) {
+        LOG.error(
+            "a pipeline thread is still running on GPU {} after its start failed: its streams,"
+                + " staging buffers and memory pools are left allocated rather than freed under it",
+            device);
+        return;
+      }
     }
   }
 

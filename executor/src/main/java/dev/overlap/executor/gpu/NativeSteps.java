@@ -35,6 +35,11 @@ public interface NativeSteps {
 
   StreamPair streams();
 
+  void closeStreams(StreamPair streams);
+
+  /** Starts the Parquet decode warm-up ({@link DecodeWarmup}); the last step. */
+  Thread startWarmup(int device);
+
   NativeSteps CUDF =
       new NativeSteps() {
         @Override
@@ -90,6 +95,16 @@ public interface NativeSteps {
         @Override
         public StreamPair streams() {
           return new StreamPair();
+        }
+
+        @Override
+        public void closeStreams(StreamPair streams) {
+          streams.close();
+        }
+
+        @Override
+        public Thread startWarmup(int device) {
+          return DecodeWarmup.start(device);
         }
       };
 }

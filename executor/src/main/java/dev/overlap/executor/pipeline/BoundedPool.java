@@ -38,17 +38,17 @@ public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable
   }
 
   /**
-   * As {@link #acquire()}, but gives up with {@link InterruptedException} when {@code cancelled}
-   * turns true (checked every {@link Waits#POLL_MILLIS} ms while waiting) or the thread is
-   * interrupted. A wait longer than {@link Waits#LOG_AFTER_NANOS} logs how many buffers are out,
-   * once.
+   * As {@link #acquire()}, but gives up with {@link WaitCancelledException} when {@code cancelled}
+   * turns true (checked every {@link Waits#POLL_MILLIS} ms while waiting; the interrupt flag is
+   * left as it was) or with {@link InterruptedException} when the thread is interrupted. A wait
+   * longer than {@link Waits#LOG_AFTER_NANOS} logs how many buffers are out, once.
    */
   public synchronized B acquire(BooleanSupplier cancelled) throws InterruptedException {
     long from = System.nanoTime();
     boolean logged = false;
     while (free.isEmpty() && !closed) {
       if (cancelled.getAsBoolean()) {
-        throw new InterruptedException(
+        throw new WaitCancelledException(
             "cancelled while waiting for a buffer (all " + all.size() + " are out)");
       }
       long waited = System.nanoTime() - from;

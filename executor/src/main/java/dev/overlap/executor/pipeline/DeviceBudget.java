@@ -45,9 +45,10 @@ public final class DeviceBudget {
   }
 
   /**
-   * As {@link #acquire(long)}, but gives up with {@link InterruptedException} when {@code
-   * cancelled} turns true (checked every {@link Waits#POLL_MILLIS} ms while waiting) or the thread
-   * is interrupted. A wait longer than {@link Waits#LOG_AFTER_NANOS} logs what is in flight, once.
+   * As {@link #acquire(long)}, but gives up with {@link WaitCancelledException} when {@code
+   * cancelled} turns true (checked every {@link Waits#POLL_MILLIS} ms while waiting; the interrupt
+   * flag is left as it was) or with {@link InterruptedException} when the thread is interrupted. A
+   * wait longer than {@link Waits#LOG_AFTER_NANOS} logs what is in flight, once.
    */
   public synchronized void acquire(long bytes, BooleanSupplier cancelled)
       throws InterruptedException {
@@ -65,7 +66,7 @@ public final class DeviceBudget {
     try {
       while (waiting.peekFirst() != me || !fits(bytes)) {
         if (cancelled.getAsBoolean()) {
-          throw new InterruptedException(
+          throw new WaitCancelledException(
               "cancelled while waiting for "
                   + bytes
                   + " bytes of the device budget ("

@@ -51,13 +51,15 @@ final class ResultSlot<R extends AutoCloseable> {
    *
    * @return the parts when the batch was split, else null (the result is then {@link #take}n)
    * @throws ExecutionException when the batch failed
-   * @throws InterruptedException when {@code cancelled} turned true or the thread was interrupted
+   * @throws WaitCancelledException when {@code cancelled} turned true (the interrupt flag is left
+   *     as it was)
+   * @throws InterruptedException when the thread was interrupted
    */
   List<ResultSlot<R>> await(BooleanSupplier cancelled, String task)
       throws InterruptedException, ExecutionException {
     while (true) {
       if (cancelled.getAsBoolean()) {
-        throw new InterruptedException(
+        throw new WaitCancelledException(
             task + ": cancelled while waiting for the result of batch " + index);
       }
       try {

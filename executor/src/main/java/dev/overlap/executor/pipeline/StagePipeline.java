@@ -3,9 +3,8 @@ package dev.overlap.executor.pipeline;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.resource.TaskTag;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,18 +37,21 @@ import org.slf4j.LoggerFactory;
 public final class StagePipeline implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
 
+  /** How often {@link #close} logs a stage still running, unless told otherwise. */
+  public static final Duration CLOSE_LOG_EVERY = Duration.ofSeconds(10);
+
+  /** How long {@link #close} waits for a stage still running, unless told otherwise. */
+  public static final Duration CLOSE_GIVE_UP = Duration.ofMinutes(2);
+
   private final DeviceBudget budget;
   private final PipelineMetrics metrics = new PipelineMetrics();
-  private final StageThread uploader;
-  private final StageThread computer;
-  private final List<StageThread> downloaders;
-  private final List<StageThread> workers;
-  // Open lanes per download thread. Guarded by itself.
-  private final int[] lanesPerDownloader;
+  private final PipelineThreads threads;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final Runnable threadInit;
-  private final long logEveryNanos;
-  private final long giveUpNanos;
+  // Held while submit hands a batch to the upload thread and while close marks the pipeline
+  // closed: once close has begun, no batch enters a queue whose thread may have ended.
+  private final Object admission = new Object();
+  // Test seam: runs in submit between its check that the pipeline is open and the queuing.
+  private volatile Runnable admitting = () -> {};
   private volatile StageListener listener;
 
   /**
@@ -68,7 +70,7 @@ public final class StagePipeline implements AutoCloseable {
    * @param downloadThreads at least 1
    */
   public StagePipeline(DeviceBudget budget, String name, Runnable threadInit, int downloadThreads) {
-    this(budget, name, threadInit, downloadThreads, Duration.ofSeconds(10), Duration.ofMinutes(2));
+    this(budget, name, threadInit, downloadThreads, CLOSE_LOG_EVERY, CLOSE_GIVE_UP);
   }
 
   /**
@@ -84,69 +86,51 @@ public final class StagePipeline implements AutoCloseable {
     this(budget, name, threadInit, 1, logEvery, giveUpAfter);
   }
 
-  StagePipeline(
+  /**
+   * As above, with {@code downloadThreads} download threads. When a thread fails to start, the ones
+   * started before it are stopped and waited for (as by {@link #close}) before the failure
+   * propagates.
+   */
+  public StagePipeline(
       DeviceBudget budget,
       String name,
       Runnable threadInit,
       int downloadThreads,
       Duration logEvery,
       Duration giveUpAfter) {
+    this(budget, name, threadInit, downloadThreads, logEvery, giveUpAfter, Thread::start);
+  }
+
+  /** As above; each thread is started with {@code start} (a test fails one). */
+  StagePipeline(
+      DeviceBudget budget,
+      String name,
+      Runnable threadInit,
+      int downloadThreads,
+      Duration logEvery,
+      Duration giveUpAfter,
+      Consumer<Thread> start) {
     if (downloadThreads < 1) {
       throw new IllegalArgumentException("downloadThreads must be at least 1: " + downloadThreads);
     }
     this.budget = budget;
-    this.threadInit = threadInit;
-    this.logEveryNanos = logEvery.toNanos();
-    this.giveUpNanos = giveUpAfter.toNanos();
-    List<StageThread> down = new ArrayList<>();
-    for (int i = 0; i < downloadThreads; i++) {
-      // The first keeps the plain name: one download thread is the common case.
-      String n = name + "-download" + (i == 0 ? "" : "-" + (i + 1));
-      down.add(new StageThread(this, n, PipelineStage.DOWNLOAD, threadInit, this::afterDownload));
-    }
-    this.downloaders = List.copyOf(down);
-    this.lanesPerDownloader = new int[downloadThreads];
-    this.computer =
-        new StageThread(
-            this,
-            name + "-compute",
-            PipelineStage.COMPUTE,
-            threadInit,
-            b -> downloaders.get(b.lane().downloader()).offer(b));
-    this.uploader =
-        new StageThread(this, name + "-upload", PipelineStage.UPLOAD, threadInit, computer::offer);
-    List<StageThread> all = new ArrayList<>(List.of(uploader, computer));
-    all.addAll(downloaders);
-    this.workers = List.copyOf(all);
-    downloaders.forEach(Thread::start);
-    computer.start();
-    uploader.start();
+    this.threads =
+        new PipelineThreads(this, name, threadInit, downloadThreads, logEvery, giveUpAfter, start);
   }
 
   /** Number of download threads. */
   public int downloadThreads() {
-    return downloaders.size();
+    return threads.downloadThreads();
   }
 
   /** The download thread of a lane that opens: the one serving the fewest open lanes. */
   int nextDownloader() {
-    synchronized (lanesPerDownloader) {
-      int best = 0;
-      for (int i = 1; i < lanesPerDownloader.length; i++) {
-        if (lanesPerDownloader[i] < lanesPerDownloader[best]) {
-          best = i;
-        }
-      }
-      lanesPerDownloader[best]++;
-      return best;
-    }
+    return threads.nextDownloader();
   }
 
   /** A lane served by download thread {@code downloader} closed. */
   void laneClosed(int downloader) {
-    synchronized (lanesPerDownloader) {
-      lanesPerDownloader[downloader]--;
-    }
+    threads.laneClosed(downloader);
   }
 
   public DeviceBudget budget() {
@@ -224,16 +208,27 @@ public final class StagePipeline implements AutoCloseable {
     return new TaskLane<>(this, tag, stages, maxAhead);
   }
 
+  /**
+   * Hands {@code batch} to the upload thread. Once {@link #close} has begun (and when it races this
+   * call), the batch is not run: it is abandoned here or by the thread, which closes what it holds,
+   * gives back its budget bytes and fails its result with {@link IllegalStateException} (the task's
+   * {@link TaskLane#next} throws {@link PipelineTaskException}). Never left in a queue whose thread
+   * ended.
+   */
   void submit(Batch<?> batch) {
-    if (closed.get()) {
-      batch.abandon(new IllegalStateException("pipeline is closed"));
-      return;
+    synchronized (admission) {
+      if (!closed.get()) {
+        admitting.run();
+        threads.upload(batch);
+        return;
+      }
     }
-    uploader.offer(batch);
+    batch.abandon(new IllegalStateException("pipeline is closed"));
   }
 
-  private void afterDownload(Batch<?> batch) {
-    batch.deliver();
+  /** Test seam: {@code hook} runs in {@link #submit} once it found the pipeline open. */
+  void admitting(Runnable hook) {
+    this.admitting = hook;
   }
 
   /**
@@ -242,17 +237,12 @@ public final class StagePipeline implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      throw new IllegalStateException("pipeline already closed");
+    synchronized (admission) {
+      if (!closed.compareAndSet(false, true)) {
+        throw new IllegalStateException("pipeline already closed");
+      }
     }
-    workers.forEach(StageThread::requestStop);
-    long deadline = System.nanoTime() + giveUpNanos;
-    workers.forEach(w -> w.await(deadline, logEveryNanos));
-    if (threadsEnded() && workers.stream().anyMatch(StageThread::hasQueued)) {
-      // Offered after their thread emptied its queue (by the stage before, or a racing submit).
-      StageThread.runInit(threadInit, "closing thread");
-      workers.forEach(StageThread::drain);
-    }
+    threads.stop();
   }
 
   /**
@@ -260,7 +250,7 @@ public final class StagePipeline implements AutoCloseable {
    * any more, and it may be freed.
    */
   public boolean threadsEnded() {
-    return closed.get() && workers.stream().noneMatch(Thread::isAlive);
+    return closed.get() && threads.ended();
   }
 
   /**
@@ -282,11 +272,7 @@ public final class StagePipeline implements AutoCloseable {
    * @return false when the pipeline closes or {@code b}'s task ends first
    */
   boolean drainAfter(PipelineStage stage, Batch<?> b) {
-    List<StageThread> after = new ArrayList<>(downloaders);
-    if (stage == PipelineStage.UPLOAD) {
-      after.add(computer);
-    }
-    while (after.stream().anyMatch(StageThread::busy)) {
+    while (threads.busyAfter(stage)) {
       if (closed.get() || !b.lane().isLive(b)) {
         return false;
       }
@@ -298,22 +284,5 @@ public final class StagePipeline implements AutoCloseable {
       }
     }
     return true;
-  }
-
-  /**
-   * The one line of a batch that does not fit in device memory and cannot be split: what asked and
-   * how much (the stages' words), the budget, and the device's free memory.
-   */
-  String outOfMemoryLine(Batch<?> b, PipelineStage stage) {
-    long free = b.flow().stages().freeDeviceBytes();
-    return String.format(
-        "out of device memory: %s, for batch %s of %s, which cannot be split further; device"
-            + " budget %d bytes (%d in flight); device free %s",
-        b.outOfMemory(),
-        b.name(),
-        b.lane().taskName(),
-        budget.maxBytes(),
-        budget.inFlight(),
-        free < 0 ? "unknown" : free + " bytes");
   }
 }

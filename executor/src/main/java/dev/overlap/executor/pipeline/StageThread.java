@@ -239,7 +239,7 @@ final class StageThread extends Thread {
       BatchTracker.leave(before);
     }
     if (parts.isEmpty()) {
-      b.failOutOfMemory(stage, pipeline.outOfMemoryLine(b, stage));
+      b.failOutOfMemory(stage, outOfMemoryLine(b));
       metrics.batchFailed();
       return;
     }
@@ -253,5 +253,22 @@ final class StageThread extends Thread {
     for (Batch<?> p : parts) {
       runStage(p);
     }
+  }
+
+  /**
+   * The one line of a batch that does not fit in device memory and cannot be split: what asked and
+   * how much (the stages' words), the budget, and the device's free memory.
+   */
+  private String outOfMemoryLine(Batch<?> b) {
+    long free = b.flow().stages().freeDeviceBytes();
+    return String.format(
+        "out of device memory: %s, for batch %s of %s, which cannot be split further; device"
+            + " budget %d bytes (%d in flight); device free %s",
+        b.outOfMemory(),
+        b.name(),
+        b.lane().taskName(),
+        pipeline.budget().maxBytes(),
+        pipeline.budget().inFlight(),
+        free < 0 ? "unknown" : free + " bytes");
   }
 }

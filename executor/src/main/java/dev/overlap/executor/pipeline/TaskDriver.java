@@ -23,7 +23,15 @@ import org.slf4j.LoggerFactory;
  * pool (see {@link BatchSource#fill}); a submitted batch belongs to the lane; a result belongs to
  * this driver until its rows are consumed, then it is closed. {@link #finish} (on the end of the
  * input, a failure, or the task's end) closes the lane and the current result and reports the
- * task's figures once.
+ * task's figures once. A row is valid until the next call into this driver, or until {@code
+ * finish}.
+ *
+ * <p>Threading: {@link #hasNext} and {@link #next} run on the task's thread; {@code finish} may
+ * come from another (Spark's task-completion listener). While the task's thread is inside one of
+ * them, {@code finish} closes the lane at once, which ends its wait for a result, and leaves the
+ * current result to that thread, which closes it and reports the figures as it leaves the call.
+ * After {@code finish}, {@code hasNext} is false if the input ran out and otherwise throws {@link
+ * IllegalStateException}: the task ended before its rows were all read.
  *
  * @param <S> a staging buffer
  * @param <H> a filled batch
@@ -59,24 +67,16 @@ public final class TaskDriver<
       long stagingWaitNanos,
       long resultWaitNanos) {}
 
-  private final StagePipeline pipeline;
-  private final BoundedPool<S> staging;
-  private final BatchSource<S, H> source;
   private final TaskLane<H, R> lane;
+  private final BatchFeeder<S, H> feeder;
   private final Consumer<Figures> onFinish;
   private final BooleanSupplier cancelled;
-  private boolean more = true;
   private R current;
   private Iterator<T> rows = Collections.emptyIterator();
   private long rowsOut;
   private long batches;
-  private long bytes;
-  private long packNanos;
-  private long upstreamNanos;
-  private long packed;
-  private long stagingWait;
   private long resultWait;
-  private boolean finished;
+  private final TaskEnding ending;
 
   /**
    * Opens the task's lane on {@code pipeline}.
@@ -127,24 +127,58 @@ public final class TaskDriver<
       Consumer<Figures> onFinish,
       BooleanSupplier cancelled) {
     this.cancelled = cancelled;
-    this.pipeline = pipeline;
-    this.staging = staging;
-    this.source = source;
     this.onFinish = onFinish;
     this.lane = pipeline.openLane(task, stages, maxAhead);
+    this.feeder = new BatchFeeder<>(pipeline, staging, source, lane, cancelled);
+    this.ending = new TaskEnding(lane.taskName(), lane::close, this::end);
   }
 
   @Override
   public boolean hasNext() {
+    if (!ending.enter()) {
+      return false;
+    }
+    try {
+      return advance();
+    } finally {
+      ending.leave();
+    }
+  }
+
+  @Override
+  public T next() {
+    if (!ending.enter()) {
+      throw new NoSuchElementException();
+    }
+    try {
+      if (!advance()) {
+        throw new NoSuchElementException();
+      }
+      rowsOut++;
+      return rows.next();
+    } finally {
+      ending.leave();
+    }
+  }
+
+  private boolean advance() {
     try {
       while (!rows.hasNext()) {
         if (current != null) {
           current.close();
           current = null;
         }
-        fill();
+        if (ending.ended()) {
+          // From another thread, during this call: the lane is closed.
+          throw new IllegalStateException(lane.taskName() + ": the task ended");
+        }
+        feeder.fill();
         if (lane.pending() == 0) {
-          finish();
+          if (ending.ended()) {
+            // The lane emptied because another thread ended the task, not because the input did.
+            throw new IllegalStateException(lane.taskName() + ": the task ended");
+          }
+          ending.end(true);
           return false;
         }
         long waitFrom = System.nanoTime();
@@ -155,105 +189,40 @@ public final class TaskDriver<
       }
       return true;
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      // Only an interrupt's flag is set again: a wait its cancellation ended (the task killed, the
+      // GPU fenced) leaves the flag as it was, and the thread is not to look interrupted after it.
+      boolean interrupt = WaitCancelledException.byInterrupt(e);
+      if (interrupt) {
+        Thread.currentThread().interrupt();
+      }
       finish();
       throw new IllegalStateException(
-          "interrupted while waiting for the GPU pipeline: " + e.getMessage(), e);
+          (interrupt ? "interrupted" : "cancelled")
+              + " while waiting for the GPU pipeline: "
+              + e.getMessage(),
+          e);
     } catch (RuntimeException | Error e) {
       finish();
       throw e;
     }
   }
 
-  @Override
-  public T next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
-    }
-    rowsOut++;
-    return rows.next();
-  }
-
-  /** Fills and submits batches until the lane is full or the input is done. */
-  private void fill() throws InterruptedException {
-    // Once a batch failed, nothing more is submitted; the results of the batches ahead of it are
-    // still taken, in order, before its failure ends the task.
-    while (more && !lane.full() && !lane.failed()) {
-      long waitFrom = System.nanoTime();
-      S buf = staging.acquire(cancelled);
-      // The batch owns the buffer once filled; until then this method does. Run at most once, so
-      // a source that already gave the buffer back is not released twice.
-      java.util.concurrent.atomic.AtomicBoolean given =
-          new java.util.concurrent.atomic.AtomicBoolean();
-      Runnable giveBack =
-          () -> {
-            if (given.compareAndSet(false, true)) {
-              staging.release(buf);
-            }
-          };
-      long start = System.nanoTime();
-      stagingWait += start - waitFrom;
-      StageListener l = pipeline.listener();
-      H batch;
-      TaskTag before = BatchTracker.enter(lane.tag());
-      try {
-        StagePipeline.started(l, PipelineStage.PACK, lane.tag(), packed, 0, start);
-        batch = source.fill(buf, giveBack);
-      } catch (RuntimeException | Error e) {
-        try {
-          giveBack.run();
-        } catch (RuntimeException | Error r) {
-          e.addSuppressed(r);
-        }
-        StagePipeline.ended(
-            l, PipelineStage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
-        throw e;
-      } finally {
-        BatchTracker.leave(before);
-      }
-      long end;
-      try {
-        more = source.more();
-        end = System.nanoTime();
-        long took = end - start;
-        if (source.packsOnHost()) {
-          pipeline.metrics().addPacking(took);
-          packNanos += took;
-        } else {
-          upstreamNanos += took;
-        }
-        StagePipeline.ended(
-            l, PipelineStage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
-        if (batch.rows() == 0) {
-          batch.close();
-          break;
-        }
-      } catch (RuntimeException | Error e) {
-        try {
-          batch.close();
-        } catch (RuntimeException | Error r) {
-          e.addSuppressed(r);
-        }
-        throw e;
-      }
-      packed++;
-      bytes += batch.copyBytes();
-      lane.submit(batch, batch.deviceBytes(), cancelled);
-    }
-  }
-
   /**
    * Ends the task's use of the pipeline: closes the current result and the lane (dropping what is
-   * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike.
+   * still in flight) and reports the figures. Idempotent; runs on success, failure and kill alike,
+   * on any thread (see the class comment for a call while the task's thread is in the driver).
    */
   public void finish() {
-    if (finished) {
-      return;
-    }
-    finished = true;
+    ending.end(false);
+  }
+
+  /** Closes the current result and the lane and reports the figures: once, by one thread. */
+  private void end() {
+    rows = Collections.emptyIterator();
     if (current != null) {
-      current.close();
+      R c = current;
       current = null;
+      c.close();
     }
     lane.close();
     if (BatchTracker.on()) {
@@ -269,14 +238,14 @@ public final class TaskDriver<
       }
       onFinish.accept(
           new Figures(
-              source.rowsRead(),
+              feeder.rowsRead(),
               rowsOut,
               batches,
-              bytes,
-              packNanos,
-              upstreamNanos,
+              feeder.bytes(),
+              feeder.packNanos(),
+              feeder.upstreamNanos(),
               nanos,
-              stagingWait,
+              feeder.stagingWaitNanos(),
               resultWait));
     }
   }

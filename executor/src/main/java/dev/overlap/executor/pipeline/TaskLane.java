@@ -43,9 +43,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final AtomicLong submitted = new AtomicLong();
   private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);
   private volatile boolean closed;
-  private volatile Throwable failure;
-  // The index of the first batch that failed; the batches from it on are dropped.
-  private volatile long failedIndex = Long.MAX_VALUE;
+  private final LaneFailure failure;
   private final InPipeline inPipeline = new InPipeline();
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
@@ -56,6 +54,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     this.pipeline = pipeline;
     this.tag = tag;
     this.taskName = tag.name();
+    this.failure = new LaneFailure(taskName);
     this.flows = host -> new BatchFlow<>(stages, host);
     this.maxAhead = maxAhead;
     this.downloader = pipeline.nextDownloader();
@@ -86,7 +85,8 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   /**
    * Hands a packed batch to the pipeline. Blocks while the device budget is full. The lane owns
-   * {@code host} from this call on and closes it even when this method throws.
+   * {@code host} from this call on and closes it even when this method throws. Once the pipeline is
+   * closed (or while it closes) the batch is closed instead of run, and its {@link #next} throws.
    *
    * @param deviceBytes the bytes the batch will occupy on the device
    * @throws PipelineTaskException if an earlier batch of this lane already failed
@@ -97,7 +97,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   /**
    * As {@link #submit(AutoCloseable, long)}; the wait for the device budget ends with {@link
-   * InterruptedException} when {@code cancelled} turns true.
+   * WaitCancelledException} when {@code cancelled} turns true.
    */
   public void submit(H host, long deviceBytes, BooleanSupplier cancelled)
       throws InterruptedException {
@@ -130,7 +130,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   }
 
   /**
-   * As {@link #next()}; the wait ends with {@link InterruptedException} when {@code cancelled}
+   * As {@link #next()}; the wait ends with {@link WaitCancelledException} when {@code cancelled}
    * turns true (checked every {@link Waits#POLL_MILLIS} ms).
    */
   public R next(BooleanSupplier cancelled) throws InterruptedException {
@@ -229,7 +229,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
 
   /** Whether a batch of this lane failed in a stage. */
   public boolean failed() {
-    return failure != null;
+    return failure.happened();
   }
 
   /** Nanoseconds the pipeline's threads spent in {@code stage} on this lane's batches. */
@@ -262,26 +262,15 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
    * takes before it sees the failure.
    */
   boolean isLive(Batch<?> b) {
-    return !closed && b.index() < failedIndex;
+    return !closed && failure.before(b.index());
   }
 
   void failed(Batch<?> b, PipelineStage stage, Throwable t) {
-    synchronized (this) {
-      failedIndex = Math.min(failedIndex, b.index());
-      if (failure == null) {
-        String why = t instanceof OutOfDeviceMemoryException ? t.getMessage() : t.toString();
-        failure =
-            new PipelineTaskException(
-                taskName + ": batch " + b.name() + " failed in " + stage.label() + ": " + why, t);
-      }
-    }
+    failure.record(b, stage, t);
   }
 
   Throwable abandonCause() {
-    Throwable f = failure;
-    return f != null
-        ? f
-        : new IllegalStateException(taskName + ": task ended before the batch ran");
+    return failure.abandonCause();
   }
 
   /**
@@ -299,11 +288,6 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     if (closed) {
       throw new IllegalStateException(taskName + ": lane is closed");
     }
-    Throwable f = failure;
-    if (f != null) {
-      throw (f instanceof PipelineTaskException p)
-          ? p
-          : new PipelineTaskException(taskName + ": an earlier batch failed", f);
-    }
+    failure.check();
   }
 }

@@ -5,7 +5,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * How the task path waits: it wakes every {@link #POLL_MILLIS} ms to check whether its task was
- * cancelled, and a wait longer than {@link #LOG_AFTER_NANOS} logs who holds what, once.
+ * cancelled, and a wait longer than {@link #LOG_AFTER_NANOS} logs who holds what, once. A wait the
+ * cancellation ends throws {@link WaitCancelledException} and leaves the interrupt flag alone; one
+ * an interrupt ends throws a plain {@link InterruptedException}.
  */
 public final class Waits {
   /** How often a waiting thread checks its cancellation condition. */

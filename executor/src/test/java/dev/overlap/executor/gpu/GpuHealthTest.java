@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.pipeline.PipelineTaskException;
+import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.testing.CudaErrors;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +57,24 @@ class GpuHealthTest {
     health.check(CudaErrors.fatal("first"));
     health.check(CudaErrors.fatal("second"));
     assertTrue(health.reason().orElseThrow().contains("first"), health.reason().orElseThrow());
+  }
+
+  @Test
+  void isFatalIsWhatAFailedUploadsCleanupIsGivenSoThatItFreesNothingIntoTheBrokenContext() {
+    // What the upload stages pass to Closing.afterSync: a fatal copy leaves what it made alone.
+    List<String> calls = new ArrayList<>();
+    AutoCloseable made = () -> calls.add("close");
+    Closing.afterSync(
+        CudaErrors.fatal("an illegal memory access was encountered"),
+        () -> calls.add("sync"),
+        List.of(made),
+        GpuHealth::isFatal);
+    assertEquals(List.of(), calls);
+    Closing.afterSync(
+        CudaErrors.nonFatal("out of memory"),
+        () -> calls.add("sync"),
+        List.of(made),
+        GpuHealth::isFatal);
+    assertEquals(List.of("sync", "close"), calls);
   }
 }

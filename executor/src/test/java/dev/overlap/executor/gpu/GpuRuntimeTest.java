@@ -3,12 +3,16 @@ package dev.overlap.executor.gpu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.resource.PinnedShare;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /** What {@link GpuRuntime#start} undoes when a step fails, with the native steps faked: no GPU. */
@@ -17,13 +21,17 @@ class GpuRuntimeTest {
       OverlapConf.fromMap(
           Map.of("spark.overlap.staging.bufferSize", "64k", "spark.overlap.staging.buffers", "2"));
 
-  /** Records every step and fails the one named {@code failAt}. */
-  static final class FakeSteps implements NativeSteps {
+  /**
+   * Records every step and fails the one named {@code failAt}; the pipeline's threads' device
+   * selection is not recorded, it runs {@link #onPipelineThread}.
+   */
+  static class FakeSteps implements NativeSteps {
     final List<String> calls = new ArrayList<>();
     final RuntimeException failure;
     final String failAt;
     final boolean rmmExists;
     final boolean pinnedExists;
+    final List<HostMemoryBuffer> allocated = new ArrayList<>();
     private int buffers;
 
     FakeSteps(String failAt, boolean rmmExists, boolean pinnedExists) {
@@ -33,7 +41,7 @@ class GpuRuntimeTest {
       this.pinnedExists = pinnedExists;
     }
 
-    private void step(String name) {
+    void step(String name) {
       calls.add(name);
       if (name.equals(failAt)) {
         throw failure;
@@ -42,8 +50,14 @@ class GpuRuntimeTest {
 
     @Override
     public void setDevice(int device) {
+      if (Thread.currentThread().getName().startsWith("overlap-")) {
+        onPipelineThread();
+        return;
+      }
       step("setDevice " + device);
     }
+
+    void onPipelineThread() {}
 
     @Override
     public boolean rmmInitialized() {
@@ -85,6 +99,7 @@ class GpuRuntimeTest {
       String name = "buffer" + buffers++;
       step("allocate " + name);
       HostMemoryBuffer b = HostMemoryBuffer.allocate(bytes, false);
+      allocated.add(b);
       b.setEventHandler(refs -> calls.add("close " + name));
       return b;
     }
@@ -98,6 +113,114 @@ class GpuRuntimeTest {
     public StreamPair streams() {
       step("streams");
       throw new AssertionError("a fake cannot make CUDA streams: fail at this step at the latest");
+    }
+
+    @Override
+    public void closeStreams(StreamPair streams) {
+      step("close streams");
+    }
+
+    @Override
+    public Thread startWarmup(int device) {
+      step("warmup");
+      throw new AssertionError("fail at the warm-up at the latest");
+    }
+  }
+
+  /**
+   * Gets past the streams (none: a fake cannot make them, and nothing uses them) to the pipeline
+   * and the warm-up, which fails.
+   */
+  static class PastTheStreams extends FakeSteps {
+    PastTheStreams() {
+      super("warmup", false, false);
+    }
+
+    @Override
+    public StreamPair streams() {
+      step("streams");
+      return null;
+    }
+  }
+
+  private static final List<String> UP_TO_THE_WARMUP =
+      List.of(
+          "setDevice 3",
+          "initRmm 4g",
+          "initPinned",
+          "allocate buffer0",
+          "allocate buffer1",
+          "streams",
+          "warmup");
+
+  @Test
+  void aFailedWarmUpStopsThePipelineThenFreesTheRest() {
+    PastTheStreams natives = new PastTheStreams();
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class,
+            () -> GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives, Duration.ofSeconds(30)));
+    assertSame(natives.failure, e);
+    assertEquals(0, e.getSuppressed().length, () -> List.of(e.getSuppressed()).toString());
+    List<String> expected = new ArrayList<>(UP_TO_THE_WARMUP);
+    expected.addAll(
+        List.of(
+            "close streams", "close buffer0", "close buffer1", "shutdownPinned", "shutdownRmm"));
+    assertEquals(expected, natives.calls);
+  }
+
+  /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
+  private static void awaitThroughInterrupts(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
+  void aPipelineThreadStillRunningAfterALaterStepFailedKeepsWhatItMayUseAllocated()
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    List<Thread> stuck = java.util.Collections.synchronizedList(new ArrayList<>());
+    PastTheStreams natives =
+        new PastTheStreams() {
+          @Override
+          void onPipelineThread() {
+            if (Thread.currentThread().getName().equals("overlap-compute")) {
+              // Selecting the device does not return (a GPU in trouble): the thread never ends.
+              stuck.add(Thread.currentThread());
+              awaitThroughInterrupts(release);
+            }
+          }
+        };
+    try {
+      RuntimeException e =
+          assertThrows(
+              RuntimeException.class,
+              () ->
+                  GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives, Duration.ofMillis(200)));
+      assertSame(natives.failure, e);
+      assertEquals(0, e.getSuppressed().length, () -> List.of(e.getSuppressed()).toString());
+      assertEquals(1, stuck.size());
+      assertTrue(stuck.get(0).isAlive());
+      // The streams, staging buffers and pools stay: the compute thread may be using them.
+      assertEquals(UP_TO_THE_WARMUP, natives.calls);
+    } finally {
+      release.countDown();
+      for (Thread t : stuck) {
+        t.join(10_000);
+      }
+      // What the runtime left allocated, freed by the test (the fakes are plain host memory).
+      PinnedShare.unlimited();
+      natives.allocated.stream().filter(b -> b.getRefCount() > 0).forEach(HostMemoryBuffer::close);
     }
   }
 

@@ -74,6 +74,9 @@ class OutOfMemoryTest {
     volatile int failOnceAt = -1;
     volatile long outputBytes;
 
+    /** Counted down when the compute of the batch that starts with {@code failOnceAt} fails. */
+    final CountDownLatch failedOnce = new CountDownLatch(1);
+
     void beforeDownload(Rows in) throws Exception {}
 
     @Override
@@ -94,6 +97,9 @@ class OutOfMemoryTest {
       }
       if (d.rows() > computeRows || once) {
         events.add("compute oom " + d.values[0] + "+" + d.rows());
+        if (once) {
+          failedOnce.countDown();
+        }
         throw new FakeOom(80L * d.rows());
       }
       events.add("compute " + d.values[0] + "+" + d.rows());
@@ -186,7 +192,8 @@ class OutOfMemoryTest {
           @Override
           void beforeDownload(Rows in) throws Exception {
             if (in.values[0] == 1000) {
-              Thread.sleep(200); // batch 0 holds its memory a while as batch 1 computes
+              // Batch 0 holds its memory until batch 1's compute has failed for want of it.
+              assertTrue(failedOnce.await(10, TimeUnit.SECONDS));
             }
           }
         };
@@ -324,10 +331,7 @@ class OutOfMemoryTest {
     device.failOnceAt = 4;
     lane.submit(Rows.range(0, 4), 40);
     lane.submit(Rows.range(4, 8), 40);
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!device.events.contains("compute oom 4+4") && System.nanoTime() < until) {
-      Thread.sleep(5);
-    }
+    assertTrue(device.failedOnce.await(10, TimeUnit.SECONDS), device.events.toString());
     assertTrue(device.events.contains("compute oom 4+4"), device.events.toString());
     lane.close(); // the task is killed while batch 1 waits for batch 0
     release.countDown();

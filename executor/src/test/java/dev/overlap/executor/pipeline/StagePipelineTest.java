@@ -73,11 +73,19 @@ class StagePipelineTest {
 
   /** Stages that add 1, 10 and 100, the first two on the "device"; a hook runs in compute. */
   static class OnDeviceStages implements BatchStages<Res, Res, Res, Res> {
+    /** Counts uploads down from 3. */
+    final CountDownLatch uploaded = new CountDownLatch(3);
+
+    volatile Thread uploader;
+
     void computing(Res in) throws Exception {}
 
     @Override
     public Res upload(Res in) {
-      return new OnDevice(in.task, in.value + 1);
+      uploader = Thread.currentThread();
+      Res out = new OnDevice(in.task, in.value + 1);
+      uploaded.countDown();
+      return out;
     }
 
     @Override
@@ -171,7 +179,8 @@ class StagePipelineTest {
         new Adding() {
           @Override
           void beforeCompute(Res in) throws Exception {
-            Thread.sleep((in.value * 7L) % 3); // uneven stage times
+            // Uneven stage times, to shake out ordering; nothing here depends on how long they are.
+            Thread.sleep((in.value * 7L) % 3);
           }
         };
     List<Future<List<Integer>>> results = new ArrayList<>();
@@ -203,7 +212,8 @@ class StagePipelineTest {
         new Adding() {
           @Override
           void beforeCompute(Res in) throws Exception {
-            Thread.sleep((in.value * 7L) % 3); // uneven stage times
+            // Uneven stage times, to shake out ordering; nothing here depends on how long they are.
+            Thread.sleep((in.value * 7L) % 3);
           }
 
           @Override
@@ -263,13 +273,13 @@ class StagePipelineTest {
     PipelineMetrics m = new PipelineMetrics();
     m.stageStarted(PipelineStage.DOWNLOAD);
     m.stageStarted(PipelineStage.DOWNLOAD);
-    Thread.sleep(20);
+    elapse(20);
     m.stageEnded(PipelineStage.DOWNLOAD);
     m.stageEnded(PipelineStage.DOWNLOAD);
     assertEquals(0, m.snapshot().overlapNanos());
     m.stageStarted(PipelineStage.UPLOAD);
     m.stageStarted(PipelineStage.DOWNLOAD);
-    Thread.sleep(20);
+    elapse(20);
     m.stageEnded(PipelineStage.DOWNLOAD);
     m.stageEnded(PipelineStage.UPLOAD);
     assertTrue(m.snapshot().overlapNanos() >= 15_000_000L, "upload beside download overlaps");
@@ -380,7 +390,7 @@ class StagePipelineTest {
             if (in.value == 1000) {
               // A copy that takes 5 ms, all of it beside the first kernel.
               assertTrue(firstComputing.await(10, TimeUnit.SECONDS));
-              Thread.sleep(5);
+              elapse(5);
             }
             Res r = super.upload(in);
             if (in.value == 1000) {
@@ -409,12 +419,16 @@ class StagePipelineTest {
     DeviceBudget budget = new DeviceBudget(35); // three batches of 10 fit, a fourth does not
     pipeline = new StagePipeline(budget, "t", null);
     AtomicLong maxSeen = new AtomicLong();
+    AtomicBoolean first = new AtomicBoolean(true);
     Adding stages =
         new Adding() {
           @Override
           void beforeCompute(Res in) throws Exception {
+            if (first.getAndSet(false)) {
+              // The first kernel runs once the budget is full: a submit waits for room.
+              assertTrue(until(() -> budget.waiting() > 0), "no submit waited");
+            }
             maxSeen.accumulateAndGet(budget.inFlight(), Math::max);
-            Thread.sleep(2);
           }
         };
     List<Future<List<Integer>>> results = new ArrayList<>();
@@ -483,30 +497,32 @@ class StagePipelineTest {
             }
           }
         };
-    Future<List<Integer>> good =
-        tasks.submit(() -> runTask(pipeline.openLane("good", stages, 3), "good", 30));
-    Future<List<Integer>> bad =
-        tasks.submit(() -> runTask(pipeline.openLane("bad", stages, 3), "bad", 30));
+    TaskLane<Res, Res> goodLane = pipeline.openLane("good", stages, 3);
+    TaskLane<Res, Res> badLane = pipeline.openLane("bad", stages, 3);
+    Future<List<Integer>> good = tasks.submit(() -> runTask(goodLane, "good", 30));
+    Future<List<Integer>> bad = tasks.submit(() -> runTask(badLane, "bad", 30));
     java.util.concurrent.ExecutionException e =
         assertThrows(java.util.concurrent.ExecutionException.class, () -> bad.get(30, SECONDS));
     assertTrue(e.getCause() instanceof PipelineTaskException, e.toString());
     assertSame(boom, e.getCause().getCause());
     assertTrue(e.getCause().getMessage().contains("compute"), e.getCause().getMessage());
     assertEquals(30, good.get(30, SECONDS).size());
-    awaitNothingInFlight();
+    awaitNothingInFlight(goodLane, badLane);
   }
 
   @Test
   void closingALaneMidwayReleasesEverythingWhileOtherTasksCarryOn() throws Exception {
     pipeline = new StagePipeline(new DeviceBudget(1000), "t", null);
     CountDownLatch killedHasWork = new CountDownLatch(1);
+    CountDownLatch killedClosed = new CountDownLatch(1);
     Adding stages =
         new Adding() {
           @Override
           void beforeUpload(Res in) throws Exception {
             if (in.task.equals("killed")) {
+              // Its batches are still in the pipeline when the task is killed.
               killedHasWork.countDown();
-              Thread.sleep(5);
+              assertTrue(killedClosed.await(10, SECONDS));
             }
           }
         };
@@ -514,13 +530,14 @@ class StagePipelineTest {
     for (int i = 0; i < 6; i++) {
       killed.submit(new Res("killed", i * 1000), 10);
     }
-    Future<List<Integer>> other =
-        tasks.submit(() -> runTask(pipeline.openLane("other", stages, 3), "other", 50));
+    TaskLane<Res, Res> otherLane = pipeline.openLane("other", stages, 3);
+    Future<List<Integer>> other = tasks.submit(() -> runTask(otherLane, "other", 50));
     assertTrue(killedHasWork.await(10, SECONDS));
     killed.close(); // what the task-completion listener does when Spark kills the task
+    killedClosed.countDown();
     assertEquals(50, other.get(30, SECONDS).size());
     // Every batch of the killed task is gone and its device bytes are back.
-    awaitNothingInFlight();
+    awaitNothingInFlight(killed, otherLane);
     assertThrows(IllegalStateException.class, () -> killed.submit(new Res("killed", 9), 1));
   }
 
@@ -551,6 +568,9 @@ class StagePipelineTest {
     CountDownLatch downloading = new CountDownLatch(1);
     CountDownLatch laneClosed = new CountDownLatch(1);
     AtomicBoolean resultClosed = new AtomicBoolean();
+    AtomicBoolean leftBeforeClosed = new AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<TaskLane<Res, Res>> theLane =
+        new java.util.concurrent.atomic.AtomicReference<>();
     Adding stages =
         new Adding() {
           @Override
@@ -565,7 +585,12 @@ class StagePipelineTest {
             return new Res(in.task, in.value + 100) {
               @Override
               public synchronized void close() {
-                sleepThroughInterrupts(200); // a large pinned result takes a while to free
+                // While the result is being closed, its batch has not left the pipeline.
+                try {
+                  leftBeforeClosed.set(theLane.get().awaitLeft(0));
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
                 super.close();
                 resultClosed.set(true);
               }
@@ -573,12 +598,14 @@ class StagePipelineTest {
           }
         };
     TaskLane<Res, Res> lane = pipeline.openLane("a", stages, 2);
+    theLane.set(lane);
     lane.submit(new Res("a", 0), 10);
     assertTrue(downloading.await(10, SECONDS));
     lane.close(); // the task was killed while its batch was on its way back
     laneClosed.countDown();
     assertTrue(lane.awaitLeft(10_000));
     assertTrue(resultClosed.get(), "the batch counted as left before its result was closed");
+    assertFalse(leftBeforeClosed.get(), "the batch counted as left before its result was closed");
   }
 
   @Test
@@ -597,15 +624,24 @@ class StagePipelineTest {
     TaskLane<Res, Res> lane = pipeline.openLane("a", stages, 2);
     lane.submit(new Res("a", 0), 10);
     assertTrue(computing.await(10, SECONDS));
-    // Never cancelled: only the close can end the wait.
-    Future<Res> waiting = tasks.submit(() -> lane.next());
-    Thread.sleep(100);
+    // Never cancelled: only the close can end the wait. Asked first thing by the wait, so it tells
+    // when the task's thread waits.
+    CountDownLatch inWait = new CountDownLatch(1);
+    Future<Res> waiting =
+        tasks.submit(
+            () ->
+                lane.next(
+                    () -> {
+                      inWait.countDown();
+                      return false;
+                    }));
+    assertTrue(inWait.await(10, SECONDS));
     lane.close(); // the task's end, reported on another thread
     java.util.concurrent.ExecutionException e =
         assertThrows(java.util.concurrent.ExecutionException.class, () -> waiting.get(5, SECONDS));
     assertTrue(e.getCause() instanceof PipelineTaskException, e.toString());
     release.countDown();
-    awaitNothingInFlight();
+    awaitNothingInFlight(lane);
   }
 
   /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
@@ -624,19 +660,35 @@ class StagePipelineTest {
     }
   }
 
-  /** As a native call: sleeps {@code millis} whatever happens; an interrupt stays pending. */
-  private static void sleepThroughInterrupts(long millis) {
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    boolean interrupted = false;
-    for (long left = millis; left > 0; left = end - System.nanoTime()) {
-      try {
-        TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
+  /** As a stage that ends when close interrupts it: waits for the interrupt, which stays set. */
+  private static void awaitInterrupt() {
+    try {
+      new CountDownLatch(1).await();
+    } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Whether {@code condition} turned true within 10 s; checked as often as the thread can. */
+  private static boolean until(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.yield();
+    }
+    return true;
+  }
+
+  /**
+   * Lets {@code millis} ms of {@link System#nanoTime}, the clock the metrics read, pass on this
+   * thread: a span at least that long, whatever the scheduler does.
+   */
+  private static void elapse(long millis) {
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (System.nanoTime() < end) {
+      Thread.onSpinWait();
     }
   }
 
@@ -649,12 +701,12 @@ class StagePipelineTest {
     }
     assertTrue(computing.await(10, SECONDS));
     // The first batch's input and the other two batches, uploaded.
-    long deadline = System.nanoTime() + SECONDS.toNanos(10);
-    while (OnDevice.OPEN.get() < 3 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    assertTrue(stages.uploaded.await(10, SECONDS));
     assertEquals(3, OnDevice.OPEN.get());
-    Thread.sleep(50); // the upload thread hands the last one on
+    // The upload thread handed the last one on once it waits for its next batch (it waits for
+    // nothing else).
+    Thread uploader = stages.uploader;
+    assertTrue(until(() -> uploader.getState() == Thread.State.WAITING), uploader.getState()::name);
     return lane;
   }
 
@@ -668,7 +720,7 @@ class StagePipelineTest {
           void computing(Res in) {
             if (in.value == 1) {
               computing.countDown();
-              sleepThroughInterrupts(1000);
+              awaitInterrupt(); // the first kernel runs until close
             }
           }
         };
@@ -678,6 +730,47 @@ class StagePipelineTest {
     assertEquals(0, OnDevice.OPEN.get());
     lane.close();
     assertEquals(0, p.budget().inFlight());
+  }
+
+  /**
+   * Counts down {@code lines} for each WARN line of the pipeline's logger that has {@code text}.
+   */
+  private static org.apache.logging.log4j.core.appender.AbstractAppender countLines(
+      String text, CountDownLatch lines) {
+    org.apache.logging.log4j.core.appender.AbstractAppender capture =
+        new org.apache.logging.log4j.core.appender.AbstractAppender(
+            "capture-pipeline",
+            null,
+            null,
+            true,
+            org.apache.logging.log4j.core.config.Property.EMPTY_ARRAY) {
+          @Override
+          public void append(org.apache.logging.log4j.core.LogEvent e) {
+            if (e.getLoggerName().equals(StagePipeline.class.getName())
+                && e.getLevel() == org.apache.logging.log4j.Level.WARN
+                && e.getMessage().getFormattedMessage().contains(text)) {
+              lines.countDown();
+            }
+          }
+        };
+    capture.start();
+    org.apache.logging.log4j.core.LoggerContext ctx =
+        (org.apache.logging.log4j.core.LoggerContext)
+            org.apache.logging.log4j.LogManager.getContext(false);
+    ctx.getConfiguration()
+        .getRootLogger()
+        .addAppender(capture, org.apache.logging.log4j.Level.ALL, null);
+    ctx.updateLoggers();
+    return capture;
+  }
+
+  private static void stopCounting(org.apache.logging.log4j.core.appender.AbstractAppender a) {
+    org.apache.logging.log4j.core.LoggerContext ctx =
+        (org.apache.logging.log4j.core.LoggerContext)
+            org.apache.logging.log4j.LogManager.getContext(false);
+    ctx.getConfiguration().getRootLogger().removeAppender(a.getName());
+    ctx.updateLoggers();
+    a.stop();
   }
 
   @Test
@@ -690,20 +783,38 @@ class StagePipelineTest {
             Duration.ofMillis(50),
             Duration.ofSeconds(30));
     CountDownLatch computing = new CountDownLatch(1);
+    CountDownLatch twoLines = new CountDownLatch(2);
     AtomicBoolean computed = new AtomicBoolean();
     OnDeviceStages stages =
         new OnDeviceStages() {
           @Override
-          void computing(Res in) {
+          void computing(Res in) throws InterruptedException {
             if (in.value == 1) {
               computing.countDown();
-              sleepThroughInterrupts(1000); // past several of close's log lines
+              // A kernel that runs on past several of close's log lines, its interrupt pending.
+              boolean interrupted = false;
+              while (true) {
+                try {
+                  assertTrue(twoLines.await(10, SECONDS), "close logged no waiting line");
+                  break;
+                } catch (InterruptedException e) {
+                  interrupted = true;
+                }
+              }
+              assertTrue(interrupted, "close did not interrupt the stage");
+              Thread.currentThread().interrupt();
               computed.set(true);
             }
           }
         };
     TaskLane<Res, Res> lane = threeBatchesTheFirstComputing(p, stages, computing);
-    p.close();
+    org.apache.logging.log4j.core.appender.AbstractAppender capture =
+        countLines("t-compute is still in compute of a batch 0", twoLines);
+    try {
+      p.close();
+    } finally {
+      stopCounting(capture);
+    }
     assertTrue(computed.get(), "close returned while a stage was running");
     assertTrue(p.threadsEnded());
     assertEquals(0, OnDevice.OPEN.get());
@@ -723,11 +834,14 @@ class StagePipelineTest {
             Duration.ofMillis(300));
     CountDownLatch computing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicReference<Thread> stuck =
+        new java.util.concurrent.atomic.AtomicReference<>();
     OnDeviceStages stages =
         new OnDeviceStages() {
           @Override
           void computing(Res in) {
             if (in.value == 1) {
+              stuck.set(Thread.currentThread());
               computing.countDown();
               awaitThroughInterrupts(release);
             }
@@ -742,10 +856,7 @@ class StagePipelineTest {
     assertFalse(p.threadsEnded());
     release.countDown();
     // Once the stage returns, its thread frees its batch and its queue itself.
-    long deadline = System.nanoTime() + SECONDS.toNanos(10);
-    while (!p.threadsEnded() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    stuck.get().join(10_000);
     assertTrue(p.threadsEnded());
     assertEquals(0, OnDevice.OPEN.get());
     assertEquals(List.of(), OnDevice.FREED_WITHOUT_INIT);
@@ -753,14 +864,110 @@ class StagePipelineTest {
     assertEquals(0, p.budget().inFlight());
   }
 
+  @Test
+  void aThreadThatFailsToStartStopsTheThreadsStartedBeforeIt() {
+    List<Thread> started = new ArrayList<>();
+    OutOfMemoryError noThread = new OutOfMemoryError("unable to create native thread");
+    // The third start fails: both download threads are running by then.
+    java.util.function.Consumer<Thread> start =
+        t -> {
+          if (started.size() == 2) {
+            throw noThread;
+          }
+          t.start();
+          started.add(t);
+        };
+    OutOfMemoryError e =
+        assertThrows(
+            OutOfMemoryError.class,
+            () ->
+                new StagePipeline(
+                    new DeviceBudget(1000),
+                    "t",
+                    null,
+                    2,
+                    Duration.ofMillis(50),
+                    Duration.ofSeconds(30),
+                    start));
+    assertSame(noThread, e);
+    assertEquals(
+        List.of("t-download", "t-download-2"), started.stream().map(Thread::getName).toList());
+    for (Thread t : started) {
+      assertFalse(t.isAlive(), t.getName() + " left running");
+    }
+  }
+
+  /** Waits until {@code t} is blocked on a monitor or has ended. */
+  private static Thread.State blockedOrEnded(Thread t) {
+    long deadline = System.nanoTime() + SECONDS.toNanos(10);
+    Thread.State s = t.getState();
+    while (s != Thread.State.BLOCKED
+        && s != Thread.State.TERMINATED
+        && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+      s = t.getState();
+    }
+    return s;
+  }
+
+  @Test
+  void aSubmitRacingCloseNeverLeavesItsBatchInTheQueueOfAThreadThatEnded() throws Exception {
+    StagePipeline p = new StagePipeline(new DeviceBudget(1000), "t", null);
+    TaskLane<Res, Res> lane = p.openLane("a", new Adding(), 2);
+    CountDownLatch admitting = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    // The submit has found the pipeline open and not yet queued its batch when close begins.
+    p.admitting(
+        () -> {
+          admitting.countDown();
+          awaitThroughInterrupts(go);
+        });
+    Future<?> submitting =
+        tasks.submit(
+            () -> {
+              lane.submit(new Res("a", 0), 10);
+              return null;
+            });
+    assertTrue(admitting.await(10, SECONDS));
+    Thread closing = new Thread(p::close, "closing");
+    closing.start();
+    // Either close waits for the submit (blocked), or it ran to its end with the threads gone.
+    Thread.State s = blockedOrEnded(closing);
+    assertTrue(s == Thread.State.BLOCKED || s == Thread.State.TERMINATED, "close is " + s);
+    go.countDown();
+    submitting.get(10, SECONDS);
+    closing.join(10_000);
+    assertFalse(closing.isAlive());
+    assertTrue(p.threadsEnded());
+    assertTrue(lane.awaitLeft(5_000), "the batch is in the queue of a thread that ended");
+    PipelineTaskException e = assertThrows(PipelineTaskException.class, lane::next);
+    assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
+  @Test
+  void aSubmitAfterCloseClosesItsBatchAndFailsItsResult() throws Exception {
+    StagePipeline p = new StagePipeline(new DeviceBudget(1000), "t", null);
+    TaskLane<Res, Res> lane = p.openLane("a", new Adding(), 2);
+    p.close();
+    lane.submit(new Res("a", 0), 10);
+    assertEquals(0, Res.OPEN.get(), "the batch was not closed");
+    assertTrue(lane.awaitLeft(0));
+    assertThrows(PipelineTaskException.class, lane::next);
+    lane.close();
+    assertEquals(0, p.budget().inFlight());
+  }
+
   /**
    * A closed or failed lane's queued batches are dropped when a stage thread reaches them, so the
-   * budget empties shortly after the task ends, not at the same instant.
+   * budget empties shortly after the task ends, not at the same instant: once every batch of {@code
+   * lanes} has left the pipeline.
    */
-  private void awaitNothingInFlight() throws InterruptedException {
-    long deadline = System.nanoTime() + SECONDS.toNanos(10);
-    while (pipeline.budget().inFlight() != 0 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
+  @SafeVarargs
+  private void awaitNothingInFlight(TaskLane<Res, Res>... lanes) throws InterruptedException {
+    for (TaskLane<Res, Res> l : lanes) {
+      assertTrue(l.awaitLeft(10_000), l.taskName() + "'s batches are still in the pipeline");
     }
     assertEquals(0, pipeline.budget().inFlight());
   }

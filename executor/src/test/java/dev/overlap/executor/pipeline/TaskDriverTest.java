@@ -92,7 +92,7 @@ class TaskDriverTest {
   }
 
   /** A result: its batch's row numbers. */
-  final class Rows extends Res implements ResultBatch<Integer> {
+  class Rows extends Res implements ResultBatch<Integer> {
     Rows(int first) {
       super(first);
     }
@@ -614,5 +614,188 @@ class TaskDriverTest {
     TaskDriver<Buf, Filled, Rows, Integer> d = driver(failingMore, new Passing());
     assertThrows(IllegalStateException.class, d::hasNext);
     assertAllReturned();
+  }
+
+  /** Stages whose compute waits for {@code release}, whatever interrupts it. */
+  private Passing computingUntil(CountDownLatch release) {
+    return new Passing() {
+      @Override
+      void beforeCompute(Res in) {
+        boolean interrupted = false;
+        while (true) {
+          try {
+            release.await();
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+  }
+
+  @Test
+  void aWaitTheCancellationEndsLeavesTheTasksThreadUninterrupted() throws Exception {
+    // As when the GPU's fence ends the task's waits: nobody interrupted its thread, and the thread
+    // goes on (its task's failure, the way of an executor without a GPU) without an interrupt.
+    CountDownLatch release = new CountDownLatch(1);
+    TaskDriver<Buf, Filled, Rows, Integer> d =
+        new TaskDriver<>(
+            pipeline,
+            pool,
+            computingUntil(release),
+            new Numbers(10, -1),
+            TaskTag.named("task"),
+            2,
+            reported::add,
+            () -> true);
+    try {
+      IllegalStateException e = assertThrows(IllegalStateException.class, d::hasNext);
+      assertTrue(e.getCause() instanceof InterruptedException, "got " + e.getCause());
+      assertFalse(Thread.currentThread().isInterrupted(), "an interrupt nobody sent");
+    } finally {
+      Thread.interrupted();
+      release.countDown();
+    }
+    assertAllReturned();
+    assertEquals(1, reported.size());
+  }
+
+  @Test
+  void anInterruptThatEndsAWaitIsSetAgain() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), computingUntil(release));
+    Thread.currentThread().interrupt();
+    try {
+      IllegalStateException e = assertThrows(IllegalStateException.class, d::hasNext);
+      assertTrue(e.getCause() instanceof InterruptedException, "got " + e.getCause());
+      assertTrue(Thread.currentThread().isInterrupted(), "the interrupt was lost");
+    } finally {
+      Thread.interrupted();
+      release.countDown();
+    }
+    assertAllReturned();
+  }
+
+  @Test
+  void aFinishFromAnotherThreadWhileTheTasksThreadReadsItsResultLeavesItOpenUntilTheReadEnds()
+      throws Exception {
+    CountDownLatch reading = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> misuse = java.util.Collections.synchronizedList(new ArrayList<>());
+    // Batch 0's rows: the first look at them waits until the test lets it go, then checks that
+    // the result is still open.
+    Passing slowRows =
+        new Passing() {
+          @Override
+          public Rows download(Res in) {
+            if (in.first != 0) {
+              return super.download(in);
+            }
+            return new Rows(0) {
+              private volatile boolean shut;
+
+              @Override
+              public Iterator<Integer> rows() {
+                Iterator<Integer> all = super.rows();
+                return new Iterator<>() {
+                  private boolean looked;
+
+                  @Override
+                  public boolean hasNext() {
+                    if (!looked) {
+                      looked = true;
+                      reading.countDown();
+                      try {
+                        assertTrue(release.await(10, TimeUnit.SECONDS));
+                      } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                      }
+                    }
+                    if (shut) {
+                      misuse.add("rows read after their result was closed");
+                    }
+                    return all.hasNext();
+                  }
+
+                  @Override
+                  public Integer next() {
+                    return all.next();
+                  }
+                };
+              }
+
+              @Override
+              public synchronized void close() {
+                shut = true;
+                super.close();
+              }
+            };
+          }
+        };
+    TaskDriver<Buf, Filled, Rows, Integer> d = driver(new Numbers(10, -1), slowRows);
+    java.util.concurrent.CompletableFuture<Boolean> first =
+        java.util.concurrent.CompletableFuture.supplyAsync(d::hasNext, r -> new Thread(r).start());
+    assertTrue(reading.await(10, TimeUnit.SECONDS));
+    // Spark's task-completion listener, on another thread than the task's.
+    d.finish();
+    release.countDown();
+    assertTrue(first.get(10, TimeUnit.SECONDS), "the rows read were there");
+    assertEquals(List.of(), misuse);
+    // The task ended with input left: the driver says so rather than that the rows ran out.
+    assertThrows(IllegalStateException.class, d::hasNext);
+    assertThrows(IllegalStateException.class, d::next);
+    assertAllReturned();
+    assertEquals(1, reported.size());
+  }
+
+  @Test
+  void aFinishFromAnotherThreadEndsTheTasksWaitForAResult() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    Passing blocking =
+        new Passing() {
+          @Override
+          void beforeCompute(Res in) throws InterruptedException {
+            release.await();
+          }
+        };
+    // Never cancelled; asked first thing by the wait for a result (no other wait asks: buffers
+    // and budget are free), so it tells when the task's thread waits there.
+    CountDownLatch waiting = new CountDownLatch(1);
+    TaskDriver<Buf, Filled, Rows, Integer> d =
+        new TaskDriver<>(
+            pipeline,
+            pool,
+            blocking,
+            new Numbers(1, -1),
+            TaskTag.named("task"),
+            2,
+            reported::add,
+            () -> {
+              waiting.countDown();
+              return false;
+            });
+    java.util.concurrent.CompletableFuture<Throwable> task =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                d.hasNext();
+                return null;
+              } catch (Throwable t) {
+                return t;
+              }
+            },
+            r -> new Thread(r).start());
+    assertTrue(waiting.await(10, TimeUnit.SECONDS));
+    d.finish(); // only the finish can end the wait
+    Throwable t = task.get(10, TimeUnit.SECONDS);
+    assertTrue(t instanceof PipelineTaskException, "got " + t);
+    assertThrows(IllegalStateException.class, d::hasNext, "the task's end is not the input's");
+    release.countDown();
+    assertAllReturned();
+    assertEquals(1, reported.size());
   }
 }

@@ -3,6 +3,7 @@ package dev.overlap.executor.resource;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,5 +60,94 @@ class ClosingTest {
         Closing.afterSync(new RuntimeException("copy 2 failed"), () -> {}, Arrays.asList(host));
     assertEquals(List.of("close h0", "close h1"), events);
     assertEquals(0, out.getSuppressed().length);
+  }
+
+  @Test
+  void anErrorThrownBySyncWinsOverTheFailureItFollowsWhichItKeeps() {
+    IllegalStateException first = new IllegalStateException("copy failed");
+    OutOfMemoryError syncFailed = new OutOfMemoryError("no native thread");
+    IllegalStateException closeFailed = new IllegalStateException("close failed");
+    OutOfMemoryError out =
+        assertThrows(
+            OutOfMemoryError.class,
+            () ->
+                Closing.afterSync(
+                    first,
+                    () -> {
+                      events.add("sync");
+                      throw syncFailed;
+                    },
+                    List.of(
+                        item("a"),
+                        () -> {
+                          events.add("close b");
+                          throw closeFailed;
+                        })));
+    assertSame(syncFailed, out);
+    assertEquals(List.of("sync", "close a", "close b"), events);
+    assertArrayEquals(new Throwable[] {first, closeFailed}, out.getSuppressed());
+    assertEquals(0, first.getSuppressed().length);
+  }
+
+  @Test
+  void anErrorThrownBySyncAfterAnErrorIsOnlySuppressed() {
+    StackOverflowError first = new StackOverflowError("upload");
+    OutOfMemoryError syncFailed = new OutOfMemoryError("sync");
+    StackOverflowError out =
+        Closing.afterSync(
+            first,
+            () -> {
+              throw syncFailed;
+            },
+            List.of(item("a")));
+    assertSame(first, out);
+    assertEquals(List.of("close a"), events);
+    assertArrayEquals(new Throwable[] {syncFailed}, out.getSuppressed());
+  }
+
+  /** Stands in for a fatal device error (the device layer passes its own test). */
+  private static final class Fatal extends RuntimeException {
+    Fatal(String message) {
+      super(message);
+    }
+  }
+
+  @Test
+  void afterAFatalFailureNothingIsSyncedOrClosed() {
+    Fatal first = new Fatal("illegal address in the copy");
+    Fatal out =
+        Closing.afterSync(
+            first, () -> events.add("sync"), List.of(item("a")), t -> t instanceof Fatal);
+    assertSame(first, out);
+    assertEquals(List.of(), events, "called into a broken context");
+    assertEquals(0, out.getSuppressed().length);
+  }
+
+  @Test
+  void aSyncThatFailsFatallyLeavesTheItemsUnclosed() {
+    IllegalStateException first = new IllegalStateException("copy failed");
+    Fatal syncFailed = new Fatal("sticky error");
+    IllegalStateException out =
+        Closing.afterSync(
+            first,
+            () -> {
+              events.add("sync");
+              throw syncFailed;
+            },
+            List.of(item("a"), item("b")),
+            t -> t instanceof Fatal);
+    assertSame(first, out);
+    assertEquals(List.of("sync"), events, "freed into a broken context");
+    assertArrayEquals(new Throwable[] {syncFailed}, out.getSuppressed());
+  }
+
+  @Test
+  void aFailureThatIsNotFatalStillClosesEverything() {
+    IllegalStateException first = new IllegalStateException("copy failed");
+    IllegalStateException out =
+        Closing.afterSync(
+            first, () -> events.add("sync"), List.of(item("a")), t -> t instanceof Fatal);
+    assertSame(first, out);
+    assertEquals(List.of("sync", "close a"), events);
   }
 }

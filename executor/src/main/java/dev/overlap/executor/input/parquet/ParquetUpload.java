@@ -3,6 +3,7 @@ package dev.overlap.executor.input.parquet;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import dev.overlap.executor.gpu.DeviceMemory;
+import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.QueuedUpload;
 import dev.overlap.executor.gpu.StreamPair;
 import dev.overlap.executor.resource.Closing;
@@ -45,7 +46,7 @@ public final class ParquetUpload extends QueuedUpload<ChunkBatch, DeviceChunks> 
           null, all, copied, h.retain(), h.takePieces(), readers, h.decodeNanos());
     } catch (RuntimeException | Error e) {
       // The copy may already be reading the staging buffer: let it finish first.
-      Closing.afterSync(e, stream::sync, made);
+      Closing.afterSync(e, stream::sync, made, GpuHealth::isFatal);
       throw e;
     }
   }

@@ -5,6 +5,7 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.gpu.DeviceMemory;
+import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.QueuedUpload;
 import dev.overlap.executor.gpu.StreamPair;
 import dev.overlap.executor.resource.Closing;
@@ -78,15 +79,16 @@ public final class PackedUpload extends QueuedUpload<HostBatch, DeviceBatch> {
       made.add(table);
     } catch (RuntimeException | Error e) {
       // A copy may already be reading the staging buffer: let the stream finish before the
-      // pipeline hands the buffer back. Everything made is closed once, even when that sync fails.
-      Closing.afterSync(e, stream::sync, made);
+      // pipeline hands the buffer back. Everything made is closed once, even when that sync fails;
+      // after a fatal CUDA error nothing is, as nothing may be freed into a broken context.
+      Closing.afterSync(e, stream::sync, made, GpuHealth::isFatal);
       throw e;
     }
     try {
       // The table holds the columns: drop this call's references, each once.
       Closing.all(Arrays.asList(cols));
     } catch (RuntimeException | Error e) {
-      Closing.afterSync(e, stream::sync, List.of(table, copied));
+      Closing.afterSync(e, stream::sync, List.of(table, copied), GpuHealth::isFatal);
       throw e;
     }
     return new DeviceBatch(table, copied, h.retain());

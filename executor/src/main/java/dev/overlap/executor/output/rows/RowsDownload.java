@@ -5,6 +5,7 @@ import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryAllocator;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.compute.DeviceResult;
+import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.ResultMemory;
 import dev.overlap.executor.gpu.StreamPair;
 import dev.overlap.executor.pipeline.Download;
@@ -47,7 +48,7 @@ public final class RowsDownload implements Download<DeviceResult, HostTable> {
     } catch (RuntimeException | Error e) {
       // Copies already queued may still be writing into the host columns: let the stream finish
       // before freeing them.
-      Closing.afterSync(e, stream::sync, Arrays.asList(host));
+      Closing.afterSync(e, stream::sync, Arrays.asList(host), GpuHealth::isFatal);
       throw e;
     }
     return new HostTable(outputSchema, host, kernelName);

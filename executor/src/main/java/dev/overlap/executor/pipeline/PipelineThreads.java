@@ -1,0 +1,145 @@
+package dev.overlap.executor.pipeline;
+
+import dev.overlap.executor.api.PipelineStage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The threads of one {@link StagePipeline}: its upload thread, its compute thread and its download
+ * threads, which lane each download thread serves, and how they all start and stop.
+ *
+ * <p>Starting: when a thread fails to start (the JVM has no room for another native thread), the
+ * ones already started are stopped and waited for as by {@link #stop} before the failure
+ * propagates, so that no thread of a pipeline that was never made runs on.
+ */
+final class PipelineThreads {
+  private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
+
+  private final StageThread uploader;
+  private final StageThread computer;
+  private final List<StageThread> downloaders;
+  private final List<StageThread> workers;
+  // Open lanes per download thread. Guarded by itself.
+  private final int[] lanesPerDownloader;
+  private final Runnable threadInit;
+  private final long logEveryNanos;
+  private final long giveUpNanos;
+
+  /**
+   * Makes the threads and starts each with {@code start} ({@link Thread#start} but in tests).
+   *
+   * @throws RuntimeException what {@code start} threw (or an Error), once the threads it had
+   *     started have ended or the wait for them gave up
+   */
+  PipelineThreads(
+      StagePipeline pipeline,
+      String name,
+      Runnable threadInit,
+      int downloadThreads,
+      Duration logEvery,
+      Duration giveUpAfter,
+      Consumer<Thread> start) {
+    this.threadInit = threadInit;
+    this.logEveryNanos = logEvery.toNanos();
+    this.giveUpNanos = giveUpAfter.toNanos();
+    List<StageThread> down = new ArrayList<>();
+    for (int i = 0; i < downloadThreads; i++) {
+      // The first keeps the plain name: one download thread is the common case.
+      String n = name + "-download" + (i == 0 ? "" : "-" + (i + 1));
+      down.add(new StageThread(pipeline, n, PipelineStage.DOWNLOAD, threadInit, Batch::deliver));
+    }
+    this.downloaders = List.copyOf(down);
+    this.lanesPerDownloader = new int[downloadThreads];
+    this.computer =
+        new StageThread(
+            pipeline,
+            name + "-compute",
+            PipelineStage.COMPUTE,
+            threadInit,
+            b -> downloaders.get(b.lane().downloader()).offer(b));
+    this.uploader =
+        new StageThread(
+            pipeline, name + "-upload", PipelineStage.UPLOAD, threadInit, computer::offer);
+    List<StageThread> all = new ArrayList<>(List.of(uploader, computer));
+    all.addAll(downloaders);
+    this.workers = List.copyOf(all);
+    try {
+      downloaders.forEach(start);
+      start.accept(computer);
+      start.accept(uploader);
+    } catch (RuntimeException | Error e) {
+      List<StageThread> started = workers.stream().filter(Thread::isAlive).toList();
+      LOG.error(
+          "{}: a pipeline thread failed to start; stopping the {} started before it",
+          name,
+          started.size(),
+          e);
+      stop(started);
+      throw e;
+    }
+  }
+
+  int downloadThreads() {
+    return downloaders.size();
+  }
+
+  /** The download thread of a lane that opens: the one serving the fewest open lanes. */
+  int nextDownloader() {
+    synchronized (lanesPerDownloader) {
+      int best = 0;
+      for (int i = 1; i < lanesPerDownloader.length; i++) {
+        if (lanesPerDownloader[i] < lanesPerDownloader[best]) {
+          best = i;
+        }
+      }
+      lanesPerDownloader[best]++;
+      return best;
+    }
+  }
+
+  /** A lane served by download thread {@code downloader} closed. */
+  void laneClosed(int downloader) {
+    synchronized (lanesPerDownloader) {
+      lanesPerDownloader[downloader]--;
+    }
+  }
+
+  /** Queues {@code b} for the upload thread. */
+  void upload(Batch<?> b) {
+    uploader.offer(b);
+  }
+
+  /** Whether a thread of a stage after {@code stage} has a batch queued or running. */
+  boolean busyAfter(PipelineStage stage) {
+    return downloaders.stream().anyMatch(StageThread::busy)
+        || (stage == PipelineStage.UPLOAD && computer.busy());
+  }
+
+  /**
+   * Stops every thread and waits for each (see {@link StagePipeline} for one that does not end);
+   * once all ended, abandons on this thread what was queued after its thread emptied its queue.
+   */
+  void stop() {
+    stop(workers);
+    if (ended() && workers.stream().anyMatch(StageThread::hasQueued)) {
+      // Offered after their thread emptied its queue (by the stage before it).
+      StageThread.runInit(threadInit, "closing thread");
+      workers.forEach(StageThread::drain);
+    }
+  }
+
+  private void stop(List<StageThread> threads) {
+    threads.forEach(StageThread::requestStop);
+    long deadline = System.nanoTime() + giveUpNanos;
+    threads.forEach(w -> w.await(deadline, logEveryNanos));
+  }
+
+  /** Whether every thread has ended. */
+  boolean ended() {
+    return workers.stream().noneMatch(Thread::isAlive);
+  }
+}
