@@ -4,7 +4,7 @@ import ai.rapids.cudf.NvtxColor;
 import ai.rapids.cudf.NvtxRange;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.StageListener;
-import dev.overlap.executor.resource.TaskTag;
+import dev.overlap.executor.pipeline.StageRun;
 
 /**
  * An NVTX range around every stage, on the thread that runs it, so that an Nsight Systems profile
@@ -30,20 +30,13 @@ public final class NvtxStages implements StageListener {
   }
 
   @Override
-  public void stageStarted(
-      PipelineStage stage, TaskTag task, long batch, long bytes, long startNanos) {
-    NvtxRange.pushRange(NAMES[stage.ordinal()], COLORS[stage.ordinal()]);
+  public void stageStarted(StageRun run) {
+    int at = run.stage().ordinal();
+    NvtxRange.pushRange(NAMES[at], COLORS[at]);
   }
 
   @Override
-  public void stageEnded(
-      PipelineStage stage,
-      TaskTag task,
-      long batch,
-      long bytes,
-      long startNanos,
-      long endNanos,
-      boolean ok) {
+  public void stageEnded(StageRun run, long endNanos, boolean ok) {
     NvtxRange.popRange();
   }
 }

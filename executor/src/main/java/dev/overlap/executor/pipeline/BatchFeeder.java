@@ -61,7 +61,7 @@ final class BatchFeeder<S extends AutoCloseable, H extends PackedBatch> {
       H batch;
       TaskTag before = BatchTracker.enter(lane.tag());
       try {
-        StagePipeline.started(l, PipelineStage.PACK, lane.tag(), packed, 0, start);
+        StagePipeline.started(l, new StageRun(PipelineStage.PACK, lane.tag(), packed, 0, start));
         batch = source.fill(buf, giveBack);
       } catch (RuntimeException | Error e) {
         try {
@@ -70,7 +70,10 @@ final class BatchFeeder<S extends AutoCloseable, H extends PackedBatch> {
           e.addSuppressed(r);
         }
         StagePipeline.ended(
-            l, PipelineStage.PACK, lane.tag(), packed, 0, start, System.nanoTime(), false);
+            l,
+            new StageRun(PipelineStage.PACK, lane.tag(), packed, 0, start),
+            System.nanoTime(),
+            false);
         throw e;
       } finally {
         BatchTracker.leave(before);
@@ -87,7 +90,10 @@ final class BatchFeeder<S extends AutoCloseable, H extends PackedBatch> {
           upstreamNanos += took;
         }
         StagePipeline.ended(
-            l, PipelineStage.PACK, lane.tag(), packed, batch.copyBytes(), start, end, true);
+            l,
+            new StageRun(PipelineStage.PACK, lane.tag(), packed, batch.copyBytes(), start),
+            end,
+            true);
         if (batch.rows() == 0) {
           batch.close();
           break;

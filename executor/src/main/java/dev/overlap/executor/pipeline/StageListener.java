@@ -1,7 +1,6 @@
 package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
-import dev.overlap.executor.resource.TaskTag;
 
 /**
  * Told when a stage of a batch starts and ends, on the thread that runs it: the pipeline's upload,
@@ -14,24 +13,12 @@ import dev.overlap.executor.resource.TaskTag;
  * pays one volatile read per stage.
  */
 public interface StageListener {
-  /**
-   * @param batch the batch's index in its task, from 0
-   * @param bytes the batch's bytes when known at the start (device bytes for the pipeline's stages,
-   *     0 for packing)
-   */
-  void stageStarted(PipelineStage stage, TaskTag task, long batch, long bytes, long startNanos);
+  void stageStarted(StageRun run);
 
   /**
    * @param ok false when the stage threw
    */
-  void stageEnded(
-      PipelineStage stage,
-      TaskTag task,
-      long batch,
-      long bytes,
-      long startNanos,
-      long endNanos,
-      boolean ok);
+  void stageEnded(StageRun run, long endNanos, boolean ok);
 
   /** Both listeners, {@code first} told first at the start and last at the end; nulls skipped. */
   static StageListener both(StageListener first, StageListener second) {
@@ -43,23 +30,15 @@ public interface StageListener {
     }
     return new StageListener() {
       @Override
-      public void stageStarted(
-          PipelineStage stage, TaskTag task, long batch, long bytes, long start) {
-        first.stageStarted(stage, task, batch, bytes, start);
-        second.stageStarted(stage, task, batch, bytes, start);
+      public void stageStarted(StageRun run) {
+        first.stageStarted(run);
+        second.stageStarted(run);
       }
 
       @Override
-      public void stageEnded(
-          PipelineStage stage,
-          TaskTag task,
-          long batch,
-          long bytes,
-          long start,
-          long end,
-          boolean ok) {
-        second.stageEnded(stage, task, batch, bytes, start, end, ok);
-        first.stageEnded(stage, task, batch, bytes, start, end, ok);
+      public void stageEnded(StageRun run, long end, boolean ok) {
+        second.stageEnded(run, end, ok);
+        first.stageEnded(run, end, ok);
       }
     };
   }

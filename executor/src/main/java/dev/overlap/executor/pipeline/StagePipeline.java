@@ -155,32 +155,23 @@ public final class StagePipeline implements AutoCloseable {
    * Tells {@code l} (when not null) that a stage started; what it throws is logged, not thrown. For
    * the task threads' {@link PipelineStage#PACK}, which runs outside the pipeline.
    */
-  public static void started(
-      StageListener l, PipelineStage stage, TaskTag task, long batch, long bytes, long start) {
+  public static void started(StageListener l, StageRun run) {
     if (l != null) {
       try {
-        l.stageStarted(stage, task, batch, bytes, start);
+        l.stageStarted(run);
       } catch (RuntimeException e) {
-        LOG.warn("stage listener failed at the start of {}", stage, e);
+        LOG.warn("stage listener failed at the start of {}", run.stage(), e);
       }
     }
   }
 
   /** Tells {@code l} (when not null) that a stage ended; what it throws is logged, not thrown. */
-  public static void ended(
-      StageListener l,
-      PipelineStage stage,
-      TaskTag task,
-      long batch,
-      long bytes,
-      long start,
-      long end,
-      boolean ok) {
+  public static void ended(StageListener l, StageRun run, long end, boolean ok) {
     if (l != null) {
       try {
-        l.stageEnded(stage, task, batch, bytes, start, end, ok);
+        l.stageEnded(run, end, ok);
       } catch (RuntimeException e) {
-        LOG.warn("stage listener failed at the end of {}", stage, e);
+        LOG.warn("stage listener failed at the end of {}", run.stage(), e);
       }
     }
   }

@@ -181,7 +181,8 @@ final class StageThread extends Thread {
     PipelineMetrics metrics = pipeline.metrics();
     StageListener l = pipeline.listener();
     long start = metrics.stageStarted(stage);
-    StagePipeline.started(l, stage, b.lane().tag(), b.index(), b.bytes(), start);
+    StageRun run = new StageRun(stage, b.lane().tag(), b.index(), b.bytes(), start);
+    StagePipeline.started(l, run);
     running = b;
     TaskTag before = BatchTracker.enter(b.lane().tag());
     Batch.Outcome outcome = b.runStage(stage);
@@ -189,7 +190,7 @@ final class StageThread extends Thread {
     running = null;
     long end = metrics.stageEnded(stage);
     boolean ok = outcome == Batch.Outcome.DONE;
-    StagePipeline.ended(l, stage, b.lane().tag(), b.index(), b.bytes(), start, end, ok);
+    StagePipeline.ended(l, run, end, ok);
     long took = end - start;
     metrics.addBusy(stage, took);
     b.lane().addBusy(stage, took);

@@ -1,7 +1,7 @@
 package dev.overlap.executor.trace;
 
-import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.pipeline.StageListener;
+import dev.overlap.executor.pipeline.StageRun;
 import dev.overlap.executor.resource.TaskTag;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -76,19 +76,18 @@ public final class TraceRecorder implements StageListener {
   }
 
   @Override
-  public void stageStarted(
-      PipelineStage stage, TaskTag task, long batch, long bytes, long startNanos) {}
+  public void stageStarted(StageRun run) {}
 
   @Override
-  public void stageEnded(
-      PipelineStage stage,
-      TaskTag task,
-      long batch,
-      long bytes,
-      long startNanos,
-      long endNanos,
-      boolean ok) {
-    add(SpanKind.of(stage), task, batch, bytes, startNanos, endNanos, ok);
+  public void stageEnded(StageRun run, long endNanos, boolean ok) {
+    add(
+        SpanKind.of(run.stage()),
+        run.task(),
+        run.batch(),
+        run.bytes(),
+        run.startNanos(),
+        endNanos,
+        ok);
   }
 
   /**

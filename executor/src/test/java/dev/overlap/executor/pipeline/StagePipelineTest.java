@@ -299,22 +299,18 @@ class StagePipelineTest {
     pipeline.listener(
         new StageListener() {
           @Override
-          public void stageStarted(
-              PipelineStage s, TaskTag task, long batch, long bytes, long start) {
-            heard.add(task.name() + batch + " " + s + " start " + Thread.currentThread().getName());
+          public void stageStarted(StageRun r) {
+            heard.add(r.task().name() + r.batch() + " " + r.stage() + " start " + thread());
           }
 
           @Override
-          public void stageEnded(
-              PipelineStage s,
-              TaskTag task,
-              long batch,
-              long bytes,
-              long start,
-              long end,
-              boolean ok) {
-            assertTrue(ok && end >= start && bytes == 10 && task.taskId() == 9);
-            heard.add(task.name() + batch + " " + s + " end " + Thread.currentThread().getName());
+          public void stageEnded(StageRun r, long end, boolean ok) {
+            assertTrue(ok && end >= r.startNanos() && r.bytes() == 10 && r.task().taskId() == 9);
+            heard.add(r.task().name() + r.batch() + " " + r.stage() + " end " + thread());
+          }
+
+          private String thread() {
+            return Thread.currentThread().getName();
           }
         });
     Adding stages = new Adding();
@@ -348,20 +344,12 @@ class StagePipelineTest {
     pipeline.listener(
         new StageListener() {
           @Override
-          public void stageStarted(
-              PipelineStage s, TaskTag task, long batch, long bytes, long start) {
+          public void stageStarted(StageRun r) {
             throw new IllegalStateException("listener bug");
           }
 
           @Override
-          public void stageEnded(
-              PipelineStage s,
-              TaskTag task,
-              long batch,
-              long bytes,
-              long start,
-              long end,
-              boolean ok) {
+          public void stageEnded(StageRun r, long end, boolean ok) {
             throw new IllegalStateException("listener bug");
           }
         });

@@ -227,16 +227,24 @@ class TaskDriverTest {
     final List<Event> events = new ArrayList<>();
 
     @Override
-    public synchronized void stageStarted(
-        PipelineStage stage, TaskTag t, long batch, long bytes, long s) {
-      events.add(new Event(true, stage, t.taskId(), batch, bytes, Thread.currentThread().getId()));
+    public synchronized void stageStarted(StageRun r) {
+      events.add(event(true, r));
     }
 
     @Override
-    public synchronized void stageEnded(
-        PipelineStage stage, TaskTag t, long batch, long bytes, long s, long e, boolean ok) {
-      assertTrue(ok && e >= s);
-      events.add(new Event(false, stage, t.taskId(), batch, bytes, Thread.currentThread().getId()));
+    public synchronized void stageEnded(StageRun r, long e, boolean ok) {
+      assertTrue(ok && e >= r.startNanos());
+      events.add(event(false, r));
+    }
+
+    private static Event event(boolean start, StageRun r) {
+      return new Event(
+          start,
+          r.stage(),
+          r.task().taskId(),
+          r.batch(),
+          r.bytes(),
+          Thread.currentThread().getId());
     }
 
     synchronized List<Event> of(long batch) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.overlap.executor.api.PipelineStage;
+import dev.overlap.executor.pipeline.StageRun;
 import dev.overlap.executor.resource.TaskTag;
 import java.io.StringReader;
 import java.io.StringWriter;
@@ -39,7 +40,7 @@ class TraceRecorderTest {
     try {
       for (int b = 0; b < 2; b++) {
         long t = 1000 * MS + b * 10 * MS;
-        r.stageEnded(PipelineStage.PACK, TASK, b, 800, t, t + 4 * MS, true);
+        r.stageEnded(new StageRun(PipelineStage.PACK, TASK, b, 800, t), t + 4 * MS, true);
         on(threads, r, PipelineStage.UPLOAD, b, t + 4 * MS, t + 6 * MS);
         on(threads, r, PipelineStage.COMPUTE, b, t + 6 * MS, t + 12 * MS);
         on(threads, r, PipelineStage.DOWNLOAD, b, t + 12 * MS, t + 13 * MS);
@@ -61,7 +62,7 @@ class TraceRecorderTest {
       throws Exception {
     threads
         .computeIfAbsent(s, k -> Executors.newSingleThreadExecutor())
-        .submit(() -> r.stageEnded(s, TASK, batch, 1024, start, end, true))
+        .submit(() -> r.stageEnded(new StageRun(s, TASK, batch, 1024, start), end, true))
         .get();
   }
 
@@ -72,7 +73,10 @@ class TraceRecorderTest {
       long t = 1000 * MS + b * MS;
       // Two download threads, their spans overlapping in time.
       Thread d =
-          new Thread(() -> r.stageEnded(PipelineStage.DOWNLOAD, TASK, 0, 1, t, t + 5 * MS, true));
+          new Thread(
+              () ->
+                  r.stageEnded(
+                      new StageRun(PipelineStage.DOWNLOAD, TASK, 0, 1, t), t + 5 * MS, true));
       d.start();
       d.join();
     }
@@ -152,7 +156,7 @@ class TraceRecorderTest {
   void spansBeyondTheCapAreCountedAndNoted() throws Exception {
     TraceRecorder r = new TraceRecorder(0, 3);
     for (int b = 0; b < 5; b++) {
-      r.stageEnded(PipelineStage.PACK, TASK, b, 1, b * MS, b * MS + 1, true);
+      r.stageEnded(new StageRun(PipelineStage.PACK, TASK, b, 1, b * MS), b * MS + 1, true);
     }
     TraceRecorder.Timeline t = r.timeline();
     assertEquals(3, t.spans().size());
