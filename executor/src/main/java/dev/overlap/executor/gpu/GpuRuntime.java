@@ -149,13 +149,14 @@ public final class GpuRuntime implements AutoCloseable {
       StagePipeline pipeline =
           new StagePipeline(
               new DeviceBudget(conf.get(OverlapConf.PREFETCH_MAX_BYTES)),
-              "overlap",
-              () -> natives.setDevice(device),
-              conf.get(OverlapConf.DOWNLOAD_THREADS),
-              StagePipeline.CLOSE_LOG_EVERY.compareTo(pipelineGiveUp) < 0
-                  ? StagePipeline.CLOSE_LOG_EVERY
-                  : pipelineGiveUp,
-              pipelineGiveUp);
+              new StagePipeline.Threads(
+                  "overlap",
+                  () -> natives.setDevice(device),
+                  conf.get(OverlapConf.DOWNLOAD_THREADS),
+                  StagePipeline.CLOSE_LOG_EVERY.compareTo(pipelineGiveUp) < 0
+                      ? StagePipeline.CLOSE_LOG_EVERY
+                      : pipelineGiveUp,
+                  pipelineGiveUp));
       made.add(pipeline);
       pipeline.listener(new NvtxStages());
       Thread warmup = natives.startWarmup(device);

@@ -1,7 +1,6 @@
 package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -35,22 +34,18 @@ final class PipelineThreads {
    * @throws RuntimeException what {@code start} threw (or an Error), once the threads it had
    *     started have ended or the wait for them gave up
    */
-  PipelineThreads(
-      StagePipeline pipeline,
-      String name,
-      Runnable threadInit,
-      int downloadThreads,
-      Duration logEvery,
-      Duration giveUpAfter,
-      Consumer<Thread> start) {
-    this.threadInit = threadInit;
-    this.logEveryNanos = logEvery.toNanos();
-    this.giveUpNanos = giveUpAfter.toNanos();
+  PipelineThreads(StagePipeline pipeline, StagePipeline.Threads shape, Consumer<Thread> start) {
+    String name = shape.name();
+    int downloadThreads = shape.downloadThreads();
+    this.threadInit = shape.threadInit();
+    this.logEveryNanos = shape.logEvery().toNanos();
+    this.giveUpNanos = shape.giveUpAfter().toNanos();
     List<StageThread> down = new ArrayList<>();
     for (int i = 0; i < downloadThreads; i++) {
       // The first keeps the plain name: one download thread is the common case.
       String n = name + "-download" + (i == 0 ? "" : "-" + (i + 1));
-      down.add(new StageThread(pipeline, n, PipelineStage.DOWNLOAD, threadInit, Batch::deliver));
+      down.add(
+          new StageThread(pipeline, n, PipelineStage.DOWNLOAD, this.threadInit, Batch::deliver));
     }
     this.downloaders = List.copyOf(down);
     this.lanesPerDownloader = new int[downloadThreads];

@@ -70,52 +70,42 @@ public final class StagePipeline implements AutoCloseable {
    * @param downloadThreads at least 1
    */
   public StagePipeline(DeviceBudget budget, String name, Runnable threadInit, int downloadThreads) {
-    this(budget, name, threadInit, downloadThreads, CLOSE_LOG_EVERY, CLOSE_GIVE_UP);
+    this(budget, new Threads(name, threadInit, downloadThreads, CLOSE_LOG_EVERY, CLOSE_GIVE_UP));
   }
 
   /**
-   * As above; {@link #close} logs a stage still running every {@code logEvery} and gives up waiting
-   * for it after {@code giveUpAfter}.
+   * The pipeline's threads: their names start with {@code name}; {@code threadInit} runs first on
+   * each (may be null); {@link #close} logs a stage still running every {@code logEvery} and gives
+   * up waiting for it after {@code giveUpAfter}.
+   *
+   * @param downloadThreads at least 1
    */
-  StagePipeline(
-      DeviceBudget budget,
-      String name,
-      Runnable threadInit,
-      Duration logEvery,
-      Duration giveUpAfter) {
-    this(budget, name, threadInit, 1, logEvery, giveUpAfter);
-  }
-
-  /**
-   * As above, with {@code downloadThreads} download threads. When a thread fails to start, the ones
-   * started before it are stopped and waited for (as by {@link #close}) before the failure
-   * propagates.
-   */
-  public StagePipeline(
-      DeviceBudget budget,
+  public record Threads(
       String name,
       Runnable threadInit,
       int downloadThreads,
       Duration logEvery,
       Duration giveUpAfter) {
-    this(budget, name, threadInit, downloadThreads, logEvery, giveUpAfter, Thread::start);
+    public Threads {
+      if (downloadThreads < 1) {
+        throw new IllegalArgumentException(
+            "downloadThreads must be at least 1: " + downloadThreads);
+      }
+    }
+  }
+
+  /**
+   * A pipeline with {@code threads}. When a thread fails to start, the ones started before it are
+   * stopped and waited for (as by {@link #close}) before the failure propagates.
+   */
+  public StagePipeline(DeviceBudget budget, Threads threads) {
+    this(budget, threads, Thread::start);
   }
 
   /** As above; each thread is started with {@code start} (a test fails one). */
-  StagePipeline(
-      DeviceBudget budget,
-      String name,
-      Runnable threadInit,
-      int downloadThreads,
-      Duration logEvery,
-      Duration giveUpAfter,
-      Consumer<Thread> start) {
-    if (downloadThreads < 1) {
-      throw new IllegalArgumentException("downloadThreads must be at least 1: " + downloadThreads);
-    }
+  StagePipeline(DeviceBudget budget, Threads threads, Consumer<Thread> start) {
     this.budget = budget;
-    this.threads =
-        new PipelineThreads(this, name, threadInit, downloadThreads, logEvery, giveUpAfter, start);
+    this.threads = new PipelineThreads(this, threads, start);
   }
 
   /** Number of download threads. */

@@ -79,43 +79,14 @@ public final class TaskDriver<
   private final TaskEnding ending;
 
   /**
-   * Opens the task's lane on {@code pipeline}.
-   *
-   * @param onFinish receives the task's figures when it ends; may be null
-   */
-  public TaskDriver(
-      StagePipeline pipeline,
-      BoundedPool<S> staging,
-      BatchStages<H, ?, ?, R> stages,
-      BatchSource<S, H> source,
-      String taskName,
-      int maxAhead,
-      Consumer<Figures> onFinish) {
-    this(pipeline, staging, stages, source, TaskTag.named(taskName), maxAhead, onFinish);
-  }
-
-  /**
    * Opens the task's lane on {@code pipeline}; the pipeline's {@link StageListener} sees the task
-   * as {@code task}, and is told of each batch's packing on this task's thread.
+   * as {@code task}, and is told of each batch's packing on this task's thread. Every wait of the
+   * task's thread (for a staging buffer, the device budget, a result) ends when {@code cancelled}
+   * turns true, and the task fails.
    *
    * @param onFinish receives the task's figures when it ends; may be null
-   */
-  public TaskDriver(
-      StagePipeline pipeline,
-      BoundedPool<S> staging,
-      BatchStages<H, ?, ?, R> stages,
-      BatchSource<S, H> source,
-      TaskTag task,
-      int maxAhead,
-      Consumer<Figures> onFinish) {
-    this(pipeline, staging, stages, source, task, maxAhead, onFinish, Waits.NEVER);
-  }
-
-  /**
-   * As above; every wait of the task's thread (for a staging buffer, the device budget, a result)
-   * ends when {@code cancelled} turns true, and the task fails.
-   *
-   * @param cancelled whether the task was killed (Spark's {@code TaskContext.isInterrupted})
+   * @param cancelled whether the task was killed (Spark's {@code TaskContext.isInterrupted});
+   *     {@link Waits#NEVER} when it cannot be
    */
   public TaskDriver(
       StagePipeline pipeline,

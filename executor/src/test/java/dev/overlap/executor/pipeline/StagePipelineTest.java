@@ -766,10 +766,12 @@ class StagePipelineTest {
     StagePipeline p =
         new StagePipeline(
             new DeviceBudget(1000),
-            "t",
-            () -> OnDevice.INIT.set(true),
-            Duration.ofMillis(50),
-            Duration.ofSeconds(30));
+            new StagePipeline.Threads(
+                "t",
+                () -> OnDevice.INIT.set(true),
+                1,
+                Duration.ofMillis(50),
+                Duration.ofSeconds(30)));
     CountDownLatch computing = new CountDownLatch(1);
     CountDownLatch twoLines = new CountDownLatch(2);
     AtomicBoolean computed = new AtomicBoolean();
@@ -816,10 +818,12 @@ class StagePipelineTest {
     StagePipeline p =
         new StagePipeline(
             new DeviceBudget(1000),
-            "t",
-            () -> OnDevice.INIT.set(true),
-            Duration.ofMillis(50),
-            Duration.ofMillis(300));
+            new StagePipeline.Threads(
+                "t",
+                () -> OnDevice.INIT.set(true),
+                1,
+                Duration.ofMillis(50),
+                Duration.ofMillis(300)));
     CountDownLatch computing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicReference<Thread> stuck =
@@ -871,11 +875,8 @@ class StagePipelineTest {
             () ->
                 new StagePipeline(
                     new DeviceBudget(1000),
-                    "t",
-                    null,
-                    2,
-                    Duration.ofMillis(50),
-                    Duration.ofSeconds(30),
+                    new StagePipeline.Threads(
+                        "t", null, 2, Duration.ofMillis(50), Duration.ofSeconds(30)),
                     start));
     assertSame(noThread, e);
     assertEquals(

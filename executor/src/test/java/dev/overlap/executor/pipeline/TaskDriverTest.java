@@ -187,7 +187,8 @@ class TaskDriverTest {
 
   private TaskDriver<Buf, Filled, Rows, Integer> driver(
       BatchSource<Buf, Filled> source, BatchStages<Filled, ?, ?, Rows> stages) {
-    return new TaskDriver<>(pipeline, pool, stages, source, "task", 2, reported::add);
+    return new TaskDriver<>(
+        pipeline, pool, stages, source, TaskTag.named("task"), 2, reported::add, Waits.NEVER);
   }
 
   /** Waits until the pipeline holds nothing of the task: budget, buffers and values all back. */
@@ -266,7 +267,8 @@ class TaskDriverTest {
             new Numbers(10, -1),
             new TaskTag(42, 7, "task"),
             2,
-            reported::add);
+            reported::add,
+            Waits.NEVER);
     d.forEachRemaining(r -> {});
     d.finish();
     assertAllReturned();
@@ -364,9 +366,10 @@ class TaskDriverTest {
             new BoundedPool<>(List.of(new Buf())),
             blocker,
             new Numbers(1, -1),
-            "other",
+            TaskTag.named("other"),
             1,
-            null);
+            null,
+            Waits.NEVER);
     Thread t = new Thread(() -> other.forEachRemaining(r -> {}));
     t.start();
     Passing failing =
@@ -385,9 +388,10 @@ class TaskDriverTest {
             new BoundedPool<>(List.of(new Buf(), new Buf(), new Buf())),
             failing,
             new Numbers(10, -1),
-            "task",
+            TaskTag.named("task"),
             3,
-            reported::add);
+            reported::add,
+            Waits.NEVER);
     List<Integer> rows = new ArrayList<>();
     PipelineTaskException e =
         assertThrows(PipelineTaskException.class, () -> d.forEachRemaining(rows::add));
