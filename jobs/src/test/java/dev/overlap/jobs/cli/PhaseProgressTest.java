@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.TestTables;
-import dev.overlap.jobs.etl.EtlJob;
+import dev.overlap.jobs.etl.TestEtl;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +50,7 @@ public class PhaseProgressTest {
     Dataset<Row> lineitem = spark.read().parquet(tmp.resolve("six").toString());
     long expected = lineitem.count();
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> q1 = EtlJob.q1(lineitem, report);
+    Dataset<Row> q1 = TestEtl.q1(lineitem, report);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     String line;
     try (PhaseProgress p = new PhaseProgress(spark, "etl Q1", print(bytes), 80, 1000)) {
