@@ -12,7 +12,7 @@ import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
-import dev.overlap.jobs.features.FeaturesJob;
+import dev.overlap.jobs.features.TestFeaturesJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -239,7 +239,7 @@ class FeaturesJobTest {
     Dataset<Row> in = nonFiniteInput(dir);
     String output = dir.resolve("out").toString();
     JobSummary summary = new JobSummary("features");
-    long rows = FeaturesJob.run(spark, dir.resolve("in").toString(), output, 3, summary);
+    long rows = TestFeaturesJob.run(spark, dir.resolve("in").toString(), output, 3, summary);
     assertEquals(NON_FINITE_ROWS, rows);
     Dataset<Row> out = spark.read().parquet(output);
 
@@ -328,7 +328,7 @@ class FeaturesJobTest {
     String input = dir.resolve("in").toString();
     spark.range(10).selectExpr("cast(id as double) as d").write().parquet(input);
     JobSummary summary = new JobSummary("features");
-    long rows = FeaturesJob.run(spark, input, dir.resolve("out").toString(), 3, summary);
+    long rows = TestFeaturesJob.run(spark, input, dir.resolve("out").toString(), 3, summary);
     assertFalse(summary.render(rows, 2).contains("non-finite"));
   }
 
@@ -605,7 +605,7 @@ class FeaturesJobTest {
     UsageException e =
         assertThrows(
             UsageException.class,
-            () -> FeaturesJob.run(spark, input, output, 2, new JobSummary("features")));
+            () -> TestFeaturesJob.run(spark, input, output, 2, new JobSummary("features")));
     assertTrue(e.getMessage().contains("`a`"), e.getMessage());
     assertFalse(Files.exists(Path.of(output)));
   }
