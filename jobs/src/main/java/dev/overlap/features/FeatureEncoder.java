@@ -249,7 +249,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
   /** Saves the params, in Spark ML's layout ({@code metadata/}). */
   @Override
   public MLWriter write() {
-    return new ModelFiles.Writer(this, null);
+    return new ModelFiles.Writer(this);
   }
 
   public static MLReader<FeatureEncoder> read() {

@@ -248,7 +248,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   /** Saves the params and the fitted statistics, in Spark ML's layout. */
   @Override
   public MLWriter write() {
-    return new ModelFiles.Writer(this, plan);
+    return new ModelFiles.Writer(this);
   }
 
   public static MLReader<FeatureEncoderModel> read() {
