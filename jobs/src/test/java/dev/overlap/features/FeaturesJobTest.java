@@ -425,8 +425,9 @@ class FeaturesJobTest {
           Dataset<Row> in = ntzInput();
           FeaturePlan plan = SparkFirstPass.plan(in, 2);
           Map<Integer, Row> expected = new HashMap<>();
+          List<List<String>> kinds = CpuFeatures.kindFeatures(plan);
           for (Row r : in.collectAsList()) {
-            expected.put(r.getInt(0), CpuFeatures.row(plan, r));
+            expected.put(r.getInt(0), CpuFeatures.row(plan, kinds, r));
           }
           PipelineReport report = PipelineReport.create(spark);
           List<Row> gpu = FeatureTransform.features(in, plan, report).collectAsList();
@@ -467,9 +468,10 @@ class FeaturesJobTest {
     FeaturePlan plan = SparkFirstPass.plan(in, 3);
     // The CPU implementation's rows, computed here from the same plan, by the row's blob.
     Map<Integer, Row> expected = new HashMap<>();
+    List<List<String>> kinds = CpuFeatures.kindFeatures(plan);
     for (Row r : in.collectAsList()) {
       Row kernelIn = RowFactory.create(r.get(0), r.get(1), r.get(2));
-      expected.put((int) r.<byte[]>getAs("blob")[0], CpuFeatures.row(plan, kernelIn));
+      expected.put((int) r.<byte[]>getAs("blob")[0], CpuFeatures.row(plan, kinds, kernelIn));
     }
     PipelineReport report = PipelineReport.create(spark);
     List<Row> gpu = FeatureTransform.features(in, plan, report).collectAsList();
