@@ -18,11 +18,6 @@ import org.apache.spark.sql.catalyst.util.DateTimeUtils;
 final class CpuFeatures {
   private CpuFeatures() {}
 
-  /** The features of one input row, in {@link FeaturePlan#outputSchema}'s order. */
-  static Row row(FeaturePlan plan, Row r) {
-    return row(plan, kindFeatures(plan), r);
-  }
-
   /** {@link FeaturePlan#kindFeatures} of each column, once for many rows. */
   static List<List<String>> kindFeatures(FeaturePlan plan) {
     List<List<String>> all = new ArrayList<>();
@@ -30,7 +25,10 @@ final class CpuFeatures {
     return all;
   }
 
-  /** {@link #row(FeaturePlan, Row)}, with {@link #kindFeatures} of the plan. */
+  /**
+   * The features of one input row, in {@link FeaturePlan#outputSchema}'s order; {@code
+   * kindFeatures} are the plan's ({@link #kindFeatures}).
+   */
   static Row row(FeaturePlan plan, List<List<String>> kindFeatures, Row r) {
     List<Object> v = new ArrayList<>();
     for (int i = 0; i < plan.columns.size(); i++) {

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -21,26 +22,29 @@ import org.apache.spark.sql.catalyst.util.DateTimeUtils;
 final class CpuFirstPass {
   private CpuFirstPass() {}
 
+  /** One column's totals over a partition, those of its kind. */
+  private static final class Totals {
+    long nulls;
+    final Moments moments = new Moments();
+    long present;
+    long hi;
+    long lo;
+    final Map<String, Long> counts = new HashMap<>();
+  }
+
   /** The rows of {@link FirstPassKernel#PARTIALS} for one partition. */
   static Iterator<Row> partials(FeaturePlan plan, int top, Iterator<Row> rows) {
     int width = plan.columns.size();
-    Moments[] moments = new Moments[width];
-    long[] present = new long[width];
-    long[] hi = new long[width];
-    long[] lo = new long[width];
-    List<Map<String, Long>> counts = new ArrayList<>();
-    for (int i = 0; i < width; i++) {
-      moments[i] = new Moments();
-      counts.add(new HashMap<>());
-    }
-    long[] nulls = new long[width];
+    Totals[] totals = new Totals[width];
+    Arrays.setAll(totals, i -> new Totals());
     long seen = 0;
     while (rows.hasNext()) {
       Row r = rows.next();
       seen++;
       for (int i = 0; i < width; i++) {
+        Totals t = totals[i];
         if (r.isNullAt(i)) {
-          nulls[i]++;
+          t.nulls++;
           continue;
         }
         FeaturePlan.Column c = plan.columns.get(i);
@@ -49,18 +53,18 @@ final class CpuFirstPass {
           case NUMERIC:
             double d =
                 v instanceof java.math.BigDecimal b ? b.doubleValue() : ((Number) v).doubleValue();
-            moments[i].add(d);
+            t.moments.add(d);
             break;
           case DATE:
           case TIMESTAMP:
           case TIMESTAMP_NTZ:
             long e = epoch(c.kind, v);
-            present[i]++;
-            hi[i] += e >> 32;
-            lo[i] += e & 0xFFFFFFFFL;
+            t.present++;
+            t.hi += e >> 32;
+            t.lo += e & 0xFFFFFFFFL;
             break;
           case STRING:
-            counts.get(i).merge((String) v, 1L, Long::sum);
+            t.counts.merge((String) v, 1L, Long::sum);
             break;
           default:
             throw new AssertionError(c.kind);
@@ -71,10 +75,11 @@ final class CpuFirstPass {
     out.add(row(-1, null, seen, null, null, null, null, null, null, null, null));
     for (int i = 0; i < width; i++) {
       FeaturePlan.Column c = plan.columns.get(i);
-      Long n = nulls[i];
+      Totals t = totals[i];
+      Long n = t.nulls;
       switch (c.kind) {
         case NUMERIC:
-          Moments m = moments[i];
+          Moments m = t.moments;
           boolean any = m.n > 0;
           out.add(
               row(
@@ -93,10 +98,10 @@ final class CpuFirstPass {
         case DATE:
         case TIMESTAMP:
         case TIMESTAMP_NTZ:
-          out.add(row(i, null, present[i], null, null, null, null, null, hi[i], lo[i], n));
+          out.add(row(i, null, t.present, null, null, null, null, null, t.hi, t.lo, n));
           break;
         case STRING:
-          topValues(i, counts.get(i), top, n, out);
+          topValues(i, t.counts, top, n, out);
           break;
         default:
           throw new AssertionError(c.kind);
@@ -119,28 +124,28 @@ final class CpuFirstPass {
 
   /**
    * {@link VocabCountKernel} on one partition: how often each candidate occurs; input column {@code
-   * j} is the plan's column {@code cols[j]}.
+   * j} holds the values of {@code wanted.get(j)}.
    */
-  static Iterator<Row> counts(int[] cols, List<List<String>> candidates, Iterator<Row> rows) {
-    List<Set<String>> wanted = new ArrayList<>();
+  static Iterator<Row> counts(List<VocabCountKernel.Candidates> wanted, Iterator<Row> rows) {
+    List<Set<String>> values = new ArrayList<>();
     List<Map<String, Long>> counts = new ArrayList<>();
-    for (List<String> c : candidates) {
-      wanted.add(new HashSet<>(c));
+    for (VocabCountKernel.Candidates c : wanted) {
+      values.add(new HashSet<>(c.values()));
       counts.add(new HashMap<>());
     }
     while (rows.hasNext()) {
       Row r = rows.next();
-      for (int j = 0; j < cols.length; j++) {
+      for (int j = 0; j < wanted.size(); j++) {
         String v = r.isNullAt(j) ? null : r.getString(j);
-        if (v != null && wanted.get(j).contains(v)) {
+        if (v != null && values.get(j).contains(v)) {
           counts.get(j).merge(v, 1L, Long::sum);
         }
       }
     }
     List<Row> out = new ArrayList<>();
-    for (int j = 0; j < cols.length; j++) {
+    for (int j = 0; j < wanted.size(); j++) {
       for (Map.Entry<String, Long> e : counts.get(j).entrySet()) {
-        out.add(RowFactory.create(cols[j], e.getKey(), e.getValue()));
+        out.add(RowFactory.create(wanted.get(j).col(), e.getKey(), e.getValue()));
       }
     }
     return out.iterator();

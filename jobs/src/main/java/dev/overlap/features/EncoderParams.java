@@ -1,13 +1,21 @@
 package dev.overlap.features;
 
+import java.io.Serializable;
+import java.util.List;
 import java.util.Locale;
-import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamPair;
 import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.param.Params;
 import org.apache.spark.ml.param.StringArrayParam;
+import scala.Function1;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
 
-/** The params {@link FeatureEncoder} and {@link FeatureEncoderModel} share, made for an owner. */
+/**
+ * What the encoder's params are made of: the values they allow, their defaults, the kinds' feature
+ * params and the lower case values are held in.
+ */
 final class EncoderParams {
   static final String[] HANDLE_INVALID = {"keep", "skip", "error"};
   static final String[] MISSING_FEATURES = {"fitted", "all"};
@@ -21,39 +29,20 @@ final class EncoderParams {
 
   private EncoderParams() {}
 
-  static StringArrayParam inputCols(Params owner) {
-    return new StringArrayParam(
-        owner,
-        "inputCols",
-        "the columns to encode; empty (the default): every column of a type it encodes"
-            + " (numbers, dates, timestamps, strings), the others passed through");
+  /** The defaults of {@link FeatureEncoderParams}' params, for its owner's {@code setDefault}. */
+  static Seq<ParamPair<?>> defaults(FeatureEncoderParams owner) {
+    return CollectionConverters.asScala(
+            List.<ParamPair<?>>of(
+                owner.inputCols().w(new String[0]),
+                owner.vocabularySize().w(20),
+                owner.handleInvalid().w("keep"),
+                owner.missingFeatures().w("fitted")))
+        .toSeq();
   }
 
-  static IntParam vocabularySize(Params owner) {
-    return new IntParam(
-        owner,
-        "vocabularySize",
-        "how many of a string column's most frequent values get an index of their own (ties by"
-            + " value); the others share the index vocabularySize",
-        ParamValidators.inRange(1, 100_000));
-  }
-
-  static Param<String> handleInvalid(Params owner) {
-    return new Param<>(
-        owner,
-        "handleInvalid",
-        "a string value outside the vocabulary at transform time: keep (index vocabularySize),"
-            + " skip (the row is left out) or error; nulls are missing values, not invalid",
-        ParamValidators.inArray(HANDLE_INVALID));
-  }
-
-  static Param<String> missingFeatures(Params owner) {
-    return new Param<>(
-        owner,
-        "missingFeatures",
-        "which columns get _isnull and _imputed: fitted (those with missing values when fitted)"
-            + " or all",
-        ParamValidators.inArray(MISSING_FEATURES));
+  /** A param whose value is one of {@code allowed}. */
+  static Param<String> oneOf(Params owner, String name, String doc, String[] allowed) {
+    return new Param<>(owner, name, doc, ParamValidators.inArray(allowed));
   }
 
   /**
@@ -61,7 +50,7 @@ final class EncoderParams {
    * {@code _imputed} follow {@code missingFeatures}.
    */
   static StringArrayParam kindFeatures(Params owner, String name, String kind, String[] allowed) {
-    java.util.List<String> known = java.util.List.of(allowed);
+    List<String> known = List.of(allowed);
     return new StringArrayParam(
         owner,
         name,
@@ -70,11 +59,14 @@ final class EncoderParams {
             + " get, by suffix: any of "
             + String.join(", ", allowed)
             + " (default: all)",
-        (scala.Function1<String[], Object> & java.io.Serializable)
-            values -> known.containsAll(java.util.List.of(values)));
+        (Function1<String[], Object> & Serializable) values -> known.containsAll(List.of(values)));
   }
 
   static String lower(String s) {
     return s.toLowerCase(Locale.ROOT);
+  }
+
+  static String[] lower(String[] values) {
+    return java.util.Arrays.stream(values).map(EncoderParams::lower).toArray(String[]::new);
   }
 }

@@ -5,8 +5,6 @@ import dev.overlap.executor.api.Public;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.ml.Estimator;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.StringArrayParam;
 import org.apache.spark.ml.util.Identifiable;
@@ -37,19 +35,11 @@ import org.apache.spark.sql.types.StructType;
  * {@code missingFeatures = "all"} gives them to every column.
  */
 @Public
-public final class FeatureEncoder extends Estimator<FeatureEncoderModel> implements MLWritable {
+public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
+    implements FeatureEncoderParams, MLWritable {
   private static final long serialVersionUID = 1L;
 
   private final String uid;
-  // Made in the constructor, once uid is set: a param belongs to its owner's uid.
-  private final StringArrayParam inputCols;
-  private final IntParam vocabularySize;
-  private final Param<String> handleInvalid;
-  private final Param<String> missingFeatures;
-  private final StringArrayParam numberFeatures;
-  private final StringArrayParam dateFeatures;
-  private final StringArrayParam timestampFeatures;
-  private final StringArrayParam stringFeatures;
 
   public FeatureEncoder() {
     this(Identifiable.randomUID("featureEncoder"));
@@ -57,32 +47,11 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
 
   public FeatureEncoder(String uid) {
     this.uid = uid;
-    inputCols = EncoderParams.inputCols(this);
-    vocabularySize = EncoderParams.vocabularySize(this);
-    handleInvalid = EncoderParams.handleInvalid(this);
-    missingFeatures = EncoderParams.missingFeatures(this);
-    setDefault(inputCols, new String[0]);
-    setDefault(vocabularySize, 20);
-    setDefault(handleInvalid, "keep");
-    setDefault(missingFeatures, "fitted");
-    numberFeatures =
-        EncoderParams.kindFeatures(
-            this, "numberFeatures", "numbers", EncoderParams.NUMBER_FEATURES);
-    dateFeatures =
-        EncoderParams.kindFeatures(this, "dateFeatures", "dates", EncoderParams.DATE_FEATURES);
-    timestampFeatures =
-        EncoderParams.kindFeatures(
-            this,
-            "timestampFeatures",
-            "timestamps and timestamp_ntz",
-            EncoderParams.TIMESTAMP_FEATURES);
-    stringFeatures =
-        EncoderParams.kindFeatures(
-            this, "stringFeatures", "strings", EncoderParams.STRING_FEATURES);
-    setDefault(numberFeatures, EncoderParams.NUMBER_FEATURES);
-    setDefault(dateFeatures, EncoderParams.DATE_FEATURES);
-    setDefault(timestampFeatures, EncoderParams.TIMESTAMP_FEATURES);
-    setDefault(stringFeatures, EncoderParams.STRING_FEATURES);
+    setDefault(EncoderParams.defaults(this));
+    setDefault(numberFeatures(), EncoderParams.NUMBER_FEATURES);
+    setDefault(dateFeatures(), EncoderParams.DATE_FEATURES);
+    setDefault(timestampFeatures(), EncoderParams.TIMESTAMP_FEATURES);
+    setDefault(stringFeatures(), EncoderParams.STRING_FEATURES);
   }
 
   @Override
@@ -90,64 +59,50 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     return uid;
   }
 
-  public StringArrayParam inputCols() {
-    return inputCols;
-  }
-
-  public IntParam vocabularySize() {
-    return vocabularySize;
-  }
-
-  public Param<String> handleInvalid() {
-    return handleInvalid;
-  }
-
-  public Param<String> missingFeatures() {
-    return missingFeatures;
-  }
-
   /** Which features numbers get: {@code std}, {@code log1p} (where the minimum is non-negative). */
   public StringArrayParam numberFeatures() {
-    return numberFeatures;
+    return EncoderParams.kindFeatures(
+        this, "numberFeatures", "numbers", EncoderParams.NUMBER_FEATURES);
   }
 
   /** Which features dates get: {@code dow}, {@code month}. */
   public StringArrayParam dateFeatures() {
-    return dateFeatures;
+    return EncoderParams.kindFeatures(this, "dateFeatures", "dates", EncoderParams.DATE_FEATURES);
   }
 
   /** Which features timestamps and timestamp_ntz get: {@code hour}, {@code dow}, {@code month}. */
   public StringArrayParam timestampFeatures() {
-    return timestampFeatures;
+    return EncoderParams.kindFeatures(
+        this,
+        "timestampFeatures",
+        "timestamps and timestamp_ntz",
+        EncoderParams.TIMESTAMP_FEATURES);
   }
 
   /** Which features strings get: {@code idx}, or none. */
   public StringArrayParam stringFeatures() {
-    return stringFeatures;
+    return EncoderParams.kindFeatures(
+        this, "stringFeatures", "strings", EncoderParams.STRING_FEATURES);
   }
 
   public FeatureEncoder setNumberFeatures(String... suffixes) {
-    set(numberFeatures, lower(suffixes));
+    set(numberFeatures(), EncoderParams.lower(suffixes));
     return this;
   }
 
   public FeatureEncoder setDateFeatures(String... suffixes) {
-    set(dateFeatures, lower(suffixes));
+    set(dateFeatures(), EncoderParams.lower(suffixes));
     return this;
   }
 
   public FeatureEncoder setTimestampFeatures(String... suffixes) {
-    set(timestampFeatures, lower(suffixes));
+    set(timestampFeatures(), EncoderParams.lower(suffixes));
     return this;
   }
 
   public FeatureEncoder setStringFeatures(String... suffixes) {
-    set(stringFeatures, lower(suffixes));
+    set(stringFeatures(), EncoderParams.lower(suffixes));
     return this;
-  }
-
-  private static String[] lower(String[] suffixes) {
-    return java.util.Arrays.stream(suffixes).map(EncoderParams::lower).toArray(String[]::new);
   }
 
   /**
@@ -166,30 +121,30 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
 
   /** The features each kind gets, as {@link FeaturePlan#made} holds them. */
   private void made(FeaturePlan plan) {
-    plan.made.put(FeaturePlan.Kind.NUMERIC, List.of($(numberFeatures)));
-    plan.made.put(FeaturePlan.Kind.DATE, List.of($(dateFeatures)));
-    plan.made.put(FeaturePlan.Kind.TIMESTAMP, List.of($(timestampFeatures)));
-    plan.made.put(FeaturePlan.Kind.TIMESTAMP_NTZ, List.of($(timestampFeatures)));
-    plan.made.put(FeaturePlan.Kind.STRING, List.of($(stringFeatures)));
+    plan.made.put(FeaturePlan.Kind.NUMERIC, List.of($(numberFeatures())));
+    plan.made.put(FeaturePlan.Kind.DATE, List.of($(dateFeatures())));
+    plan.made.put(FeaturePlan.Kind.TIMESTAMP, List.of($(timestampFeatures())));
+    plan.made.put(FeaturePlan.Kind.TIMESTAMP_NTZ, List.of($(timestampFeatures())));
+    plan.made.put(FeaturePlan.Kind.STRING, List.of($(stringFeatures())));
   }
 
   public FeatureEncoder setInputCols(String... names) {
-    set(inputCols, names);
+    set(inputCols(), names);
     return this;
   }
 
   public FeatureEncoder setVocabularySize(int n) {
-    set(vocabularySize, n);
+    set(vocabularySize(), n);
     return this;
   }
 
   public FeatureEncoder setHandleInvalid(String mode) {
-    set(handleInvalid, EncoderParams.lower(mode));
+    set(handleInvalid(), EncoderParams.lower(mode));
     return this;
   }
 
   public FeatureEncoder setMissingFeatures(String which) {
-    set(missingFeatures, EncoderParams.lower(which));
+    set(missingFeatures(), EncoderParams.lower(which));
     return this;
   }
 
@@ -210,7 +165,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
     StructType chosen = chosen(all.schema());
     Dataset<Row> in =
         chosen == all.schema() ? all : all.select(InputColumns.cols(chosen.fieldNames()));
-    int vocab = (Integer) $(vocabularySize);
+    int vocab = (Integer) $(vocabularySize());
     List<String> onSpark = new ArrayList<>();
     boolean kernels =
         FirstPass.kernelFirstPass(
@@ -221,7 +176,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
             : SparkFirstPass.plan(in, vocab);
     plan.kernels = kernels;
     plan.vocabulariesFromSpark.addAll(onSpark);
-    plan.missingFeatures($(missingFeatures).equals("all"));
+    plan.missingFeatures($(missingFeatures()).equals("all"));
     made(plan);
     requireFeatures(plan);
     plan.inputNames.clear();
@@ -238,7 +193,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
    * the encoder encodes; {@code schema} itself when {@code inputCols} is empty.
    */
   private StructType chosen(StructType schema) {
-    String[] names = $(inputCols);
+    String[] names = $(inputCols());
     if (names.length == 0) {
       return schema;
     }
@@ -267,7 +222,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
   @Override
   public StructType transformSchema(StructType schema) {
     StructType in = chosen(schema);
-    FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize));
+    FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize()));
     made(widest);
     for (FeaturePlan.Column c : widest.columns) {
       c.nullable = true;
@@ -294,7 +249,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel> impleme
   /** Saves the params, in Spark ML's layout ({@code metadata/}). */
   @Override
   public MLWriter write() {
-    return new ModelFiles.Writer(this, null);
+    return new ModelFiles.Writer(this);
   }
 
   public static MLReader<FeatureEncoder> read() {

@@ -10,10 +10,7 @@ import dev.overlap.executor.api.Written;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.ml.Model;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.StringArrayParam;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
@@ -33,28 +30,17 @@ import org.apache.spark.sql.types.StructType;
  * #load}), also inside a {@code PipelineModel}.
  */
 @Public
-public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implements MLWritable {
+public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
+    implements FeatureEncoderParams, MLWritable {
   private static final long serialVersionUID = 1L;
 
   private final String uid;
   final FeaturePlan plan;
-  // Made in the constructor, once uid is set: a param belongs to its owner's uid.
-  private final StringArrayParam inputCols;
-  private final IntParam vocabularySize;
-  private final Param<String> handleInvalid;
-  private final Param<String> missingFeatures;
 
   FeatureEncoderModel(String uid, FeaturePlan plan) {
     this.uid = uid;
     this.plan = plan;
-    inputCols = EncoderParams.inputCols(this);
-    vocabularySize = EncoderParams.vocabularySize(this);
-    handleInvalid = EncoderParams.handleInvalid(this);
-    missingFeatures = EncoderParams.missingFeatures(this);
-    setDefault(inputCols, new String[0]);
-    setDefault(vocabularySize, 20);
-    setDefault(handleInvalid, "keep");
-    setDefault(missingFeatures, "fitted");
+    setDefault(EncoderParams.defaults(this));
   }
 
   @Override
@@ -62,25 +48,9 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
     return uid;
   }
 
-  public StringArrayParam inputCols() {
-    return inputCols;
-  }
-
-  public IntParam vocabularySize() {
-    return vocabularySize;
-  }
-
-  public Param<String> handleInvalid() {
-    return handleInvalid;
-  }
-
-  public Param<String> missingFeatures() {
-    return missingFeatures;
-  }
-
   /** How a string outside the vocabulary is handled from now on: keep, skip or error. */
   public FeatureEncoderModel setHandleInvalid(String mode) {
-    set(handleInvalid, EncoderParams.lower(mode));
+    set(handleInvalid(), EncoderParams.lower(mode));
     return this;
   }
 
@@ -214,7 +184,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
 
   /** The input with the rows handleInvalid leaves out dropped, or a check that fails on them. */
   private Dataset<Row> valid(Dataset<Row> in, FeaturePlan p) {
-    String mode = $(handleInvalid);
+    String mode = $(handleInvalid());
     if (mode.equals("keep")) {
       return in;
     }
@@ -278,7 +248,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel> implem
   /** Saves the params and the fitted statistics, in Spark ML's layout. */
   @Override
   public MLWriter write() {
-    return new ModelFiles.Writer(this, plan);
+    return new ModelFiles.Writer(this);
   }
 
   public static MLReader<FeatureEncoderModel> read() {

@@ -210,24 +210,21 @@ final class FirstPass {
       long[] bounds,
       List<Map<String, Long>> counts,
       PipelineReport report) {
-    List<Integer> cols = new ArrayList<>();
-    List<List<String>> candidates = new ArrayList<>();
+    List<VocabCountKernel.Candidates> wanted = new ArrayList<>();
     for (int i = 0; i < bounds.length; i++) {
       if (bounds[i] > 0) {
-        cols.add(i);
-        candidates.add(new ArrayList<>(counts.get(i).keySet()));
+        wanted.add(new VocabCountKernel.Candidates(i, new ArrayList<>(counts.get(i).keySet())));
       }
     }
-    if (cols.isEmpty()) {
+    if (wanted.isEmpty()) {
       return;
     }
-    String[] names = cols.stream().map(i -> plan.columns.get(i).name).toArray(String[]::new);
-    int[] at = cols.stream().mapToInt(Integer::intValue).toArray();
-    cols.forEach(i -> counts.get(i).clear());
+    String[] names =
+        wanted.stream().map(c -> plan.columns.get(c.col()).name).toArray(String[]::new);
+    wanted.forEach(c -> counts.get(c.col()).clear());
     // Spark sums the batches' counts: the driver receives one row per value found.
     for (Row r :
-        GpuPartitions.map(
-                in.select(InputColumns.cols(names)), new VocabCountKernel(at, candidates), report)
+        GpuPartitions.map(in.select(InputColumns.cols(names)), new VocabCountKernel(wanted), report)
             .groupBy("col", "value")
             .agg(functions.sum("n"))
             .collectAsList()) {

@@ -10,8 +10,6 @@ import ai.rapids.cudf.OrderByArg;
 import ai.rapids.cudf.ReductionAggregation;
 import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
-import dev.overlap.executor.api.CpuKernel;
-import dev.overlap.executor.api.GpuKernel;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.types.DataTypes;
@@ -35,7 +33,7 @@ import org.apache.spark.sql.types.StructType;
  *       {@code col} is -1 and whose {@code n} is the batch's row count.
  * </ul>
  */
-final class FirstPassKernel implements GpuKernel {
+final class FirstPassKernel extends PartialsKernel {
   /** The partial aggregates' rows; a row fills the columns of its kind and leaves others null. */
   static final StructType PARTIALS =
       new StructType()
@@ -55,20 +53,9 @@ final class FirstPassKernel implements GpuKernel {
   private final int top;
 
   FirstPassKernel(FeaturePlan plan, int top) {
+    super(PARTIALS, rows -> CpuFirstPass.partials(plan, top, rows));
     this.plan = plan;
     this.top = top;
-  }
-
-  @Override
-  public StructType outputSchema(StructType input) {
-    return PARTIALS;
-  }
-
-  @Override
-  public CpuKernel cpu() {
-    FeaturePlan p = plan;
-    int k = top;
-    return rows -> CpuFirstPass.partials(p, k, rows);
   }
 
   @Override
@@ -97,7 +84,7 @@ final class FirstPassKernel implements GpuKernel {
         }
       }
       parts.add(rows.table());
-      return parts.size() == 1 ? parts.remove(0) : Table.concatenate(parts.toArray(new Table[0]));
+      return asOneTable(parts);
     } finally {
       parts.forEach(Table::close);
     }

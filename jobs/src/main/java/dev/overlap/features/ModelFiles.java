@@ -64,11 +64,9 @@ final class ModelFiles {
   /** Writes a stage's params and, for a model, its plan. */
   static final class Writer extends MLWriter {
     private final Params stage;
-    private final FeaturePlan plan;
 
-    Writer(Params stage, FeaturePlan plan) {
+    Writer(Params stage) {
       this.stage = stage;
-      this.plan = plan;
     }
 
     @Override
@@ -143,6 +141,7 @@ final class ModelFiles {
     @Override
     public void saveImpl(String path) {
       SparkSession spark = sparkSession();
+      FeaturePlan plan = stage instanceof FeatureEncoderModel m ? m.plan : null;
       ObjectNode meta = JSON.createObjectNode();
       meta.put("class", stage.getClass().getName());
       meta.put("timestamp", System.currentTimeMillis());

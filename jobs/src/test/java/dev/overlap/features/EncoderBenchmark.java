@@ -3,6 +3,7 @@ package dev.overlap.features;
 import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.Written;
+import dev.overlap.jobs.TestSessions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -50,13 +51,7 @@ public final class EncoderBenchmark {
     String out = args[1];
     int rounds = Integer.parseInt(args[2]);
     List<String> skip = args.length > 3 ? List.of(args[3].split(",")) : List.of();
-    SparkSession spark =
-        SparkSession.builder()
-            .master("local[*]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate();
+    SparkSession spark = TestSessions.withPlugin("local[*]");
     Dataset<Row> in = spark.read().parquet(input);
     List<String> numbers = new ArrayList<>();
     List<String> strings = new ArrayList<>();

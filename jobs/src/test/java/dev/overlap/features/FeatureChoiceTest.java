@@ -179,8 +179,9 @@ class FeatureChoiceTest {
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
     FeaturePlan plan = some.plan.forInput(data.schema());
     List<Row> cpu = new ArrayList<>();
+    List<List<String>> kinds = CpuFeatures.kindFeatures(plan);
     for (Row r : data.collectAsList()) {
-      cpu.add(CpuFeatures.row(plan, r));
+      cpu.add(CpuFeatures.row(plan, kinds, r));
     }
     // Same input order on both sides: one Parquet read, collected in partition order.
     assertEquals(cpu.size(), gpu.size());

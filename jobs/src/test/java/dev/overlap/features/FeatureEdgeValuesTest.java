@@ -7,7 +7,7 @@ import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobSummary;
-import dev.overlap.jobs.features.FeaturesJob;
+import dev.overlap.jobs.features.TestFeaturesJob;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
@@ -122,7 +122,7 @@ class FeatureEdgeValuesTest {
   void extremeMagnitudesGiveTheZScoresOfExactArithmetic(@TempDir Path out) {
     String output = out.resolve("features").toString();
     long rows =
-        FeaturesJob.run(
+        TestFeaturesJob.run(
             spark, dir.resolve("magnitudes").toString(), output, 3, new JobSummary("features"));
     assertEquals(ROWS, rows);
     assertExactZScores(spark.read().parquet(output).collectAsList());
@@ -204,7 +204,8 @@ class FeatureEdgeValuesTest {
   @Test
   void datesAndTimesBeforeTheReformAreSparkSqlsParts(@TempDir Path out) {
     String output = out.resolve("features").toString();
-    FeaturesJob.run(spark, dir.resolve("times").toString(), output, 3, new JobSummary("features"));
+    TestFeaturesJob.run(
+        spark, dir.resolve("times").toString(), output, 3, new JobSummary("features"));
     FeaturePlan plan = SparkFirstPass.plan(times, 3);
     assertSparkSqlsParts(spark.read().parquet(output), plan);
   }

@@ -338,8 +338,9 @@ class FeatureEncoderTest {
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
     FeaturePlan plan = model.plan.forInput(test.select("a", "b", "city").schema());
+    List<List<String>> kinds = CpuFeatures.kindFeatures(plan);
     for (Row r : test.collectAsList()) {
-      Row want = CpuFeatures.row(plan, RowFactory.create(r.get(1), r.get(2), r.get(3)));
+      Row want = CpuFeatures.row(plan, kinds, RowFactory.create(r.get(1), r.get(2), r.get(3)));
       Row got = gpu.get(r.<Long>getAs("id"));
       for (int k = 0; k < want.length(); k++) {
         Object w = want.get(k);

@@ -12,7 +12,7 @@ import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
-import dev.overlap.jobs.features.FeaturesJob;
+import dev.overlap.jobs.features.TestFeaturesJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -239,7 +239,7 @@ class FeaturesJobTest {
     Dataset<Row> in = nonFiniteInput(dir);
     String output = dir.resolve("out").toString();
     JobSummary summary = new JobSummary("features");
-    long rows = FeaturesJob.run(spark, dir.resolve("in").toString(), output, 3, summary);
+    long rows = TestFeaturesJob.run(spark, dir.resolve("in").toString(), output, 3, summary);
     assertEquals(NON_FINITE_ROWS, rows);
     Dataset<Row> out = spark.read().parquet(output);
 
@@ -328,7 +328,7 @@ class FeaturesJobTest {
     String input = dir.resolve("in").toString();
     spark.range(10).selectExpr("cast(id as double) as d").write().parquet(input);
     JobSummary summary = new JobSummary("features");
-    long rows = FeaturesJob.run(spark, input, dir.resolve("out").toString(), 3, summary);
+    long rows = TestFeaturesJob.run(spark, input, dir.resolve("out").toString(), 3, summary);
     assertFalse(summary.render(rows, 2).contains("non-finite"));
   }
 
@@ -425,8 +425,9 @@ class FeaturesJobTest {
           Dataset<Row> in = ntzInput();
           FeaturePlan plan = SparkFirstPass.plan(in, 2);
           Map<Integer, Row> expected = new HashMap<>();
+          List<List<String>> kinds = CpuFeatures.kindFeatures(plan);
           for (Row r : in.collectAsList()) {
-            expected.put(r.getInt(0), CpuFeatures.row(plan, r));
+            expected.put(r.getInt(0), CpuFeatures.row(plan, kinds, r));
           }
           PipelineReport report = PipelineReport.create(spark);
           List<Row> gpu = FeatureTransform.features(in, plan, report).collectAsList();
@@ -467,9 +468,10 @@ class FeaturesJobTest {
     FeaturePlan plan = SparkFirstPass.plan(in, 3);
     // The CPU implementation's rows, computed here from the same plan, by the row's blob.
     Map<Integer, Row> expected = new HashMap<>();
+    List<List<String>> kinds = CpuFeatures.kindFeatures(plan);
     for (Row r : in.collectAsList()) {
       Row kernelIn = RowFactory.create(r.get(0), r.get(1), r.get(2));
-      expected.put((int) r.<byte[]>getAs("blob")[0], CpuFeatures.row(plan, kernelIn));
+      expected.put((int) r.<byte[]>getAs("blob")[0], CpuFeatures.row(plan, kinds, kernelIn));
     }
     PipelineReport report = PipelineReport.create(spark);
     List<Row> gpu = FeatureTransform.features(in, plan, report).collectAsList();
@@ -605,7 +607,7 @@ class FeaturesJobTest {
     UsageException e =
         assertThrows(
             UsageException.class,
-            () -> FeaturesJob.run(spark, input, output, 2, new JobSummary("features")));
+            () -> TestFeaturesJob.run(spark, input, output, 2, new JobSummary("features")));
     assertTrue(e.getMessage().contains("`a`"), e.getMessage());
     assertFalse(Files.exists(Path.of(output)));
   }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.TestSessions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -43,15 +44,8 @@ class FirstPassTest {
 
   @BeforeAll
   static void start() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            // Several splits per file: partial aggregates of many batches are merged.
-            .config("spark.sql.files.maxPartitionBytes", "8192")
-            .getOrCreate();
+    // Several splits per file: partial aggregates of many batches are merged.
+    spark = TestSessions.withPlugin("local[2]", "spark.sql.files.maxPartitionBytes", "8192");
     StructType schema =
         new StructType()
             .add("id", DataTypes.LongType)

@@ -7,6 +7,7 @@ import dev.overlap.jobs.cli.StagedOutput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -188,17 +189,19 @@ public class InterruptedRunsIT {
 
   private static void waitFor(Point point, Path dir, Path log, Process p, String what)
       throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
-    while (System.nanoTime() < deadline) {
-      assertTrue(p.isAlive(), what + ": ended early:\n" + Files.readString(log));
-      if (point == Point.BUILDING
-          ? buildingTable(dir)
-          : Files.readString(log).contains("paused at")) {
-        return;
-      }
-      Thread.sleep(20);
+    boolean reached =
+        Poll.until(
+            Duration.ofSeconds(300),
+            Duration.ofMillis(20),
+            () -> {
+              assertTrue(p.isAlive(), what + ": ended early:\n" + Files.readString(log));
+              return point == Point.BUILDING
+                  ? buildingTable(dir)
+                  : Files.readString(log).contains("paused at");
+            });
+    if (!reached) {
+      throw new AssertionError(what + ": never reached the point:\n" + Files.readString(log));
     }
-    throw new AssertionError(what + ": never reached the point:\n" + Files.readString(log));
   }
 
   /** Whether Spark is writing a table in the staging folder ({@code _temporary} exists). */

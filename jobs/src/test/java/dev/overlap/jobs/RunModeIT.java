@@ -22,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cannot run is one line.
  */
 public class RunModeIT {
+  // Its session from TestSessions.submitted(), compiled into the jar with it: spark-submit, not the
+  // test, sets the master and the settings of a main it starts.
   private static final String APP =
       "package app;\n"
           + "import dev.overlap.executor.api.GpuPartitions;\n"
@@ -31,7 +33,7 @@ public class RunModeIT {
           + "import org.apache.spark.sql.functions;\n"
           + "public final class SumApp {\n"
           + "  public static void main(String[] args) {\n"
-          + "    SparkSession spark = SparkSession.builder().getOrCreate();\n"
+          + "    SparkSession spark = dev.overlap.jobs.TestSessions.submitted();\n"
           + "    Dataset<Row> in = spark.range(1, 101).selectExpr(\n"
           + "        \"cast(id as decimal(12,2)) as l_extendedprice\",\n"
           + "        \"cast(0.10 as decimal(12,2)) as l_discount\");\n"
@@ -44,7 +46,10 @@ public class RunModeIT {
 
   @TempDir Path tmp;
 
-  /** The examples' kernel and the application above, compiled into one jar. */
+  /**
+   * The examples' kernel and the application above, compiled into one jar with {@link
+   * TestSessions}, through which the application gets its session as every test does.
+   */
   private Path appJar() throws Exception {
     Path src = Files.createDirectories(tmp.resolve("src/app")).resolve("SumApp.java");
     Files.writeString(src, APP);
@@ -54,6 +59,7 @@ public class RunModeIT {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     ByteArrayOutputStream errors = new ByteArrayOutputStream();
     Path revenue = Shell.ROOT.resolve("examples/src/main/java/example/Revenue.java");
+    Path sessions = Shell.ROOT.resolve("jobs/src/test/java/dev/overlap/jobs/TestSessions.java");
     int rc =
         javac.run(
             null,
@@ -66,6 +72,7 @@ public class RunModeIT {
             "--release",
             "17",
             revenue.toString(),
+            sessions.toString(),
             src.toString());
     assertEquals(0, rc, errors.toString(StandardCharsets.UTF_8));
     Path jar = tmp.resolve("app.jar");

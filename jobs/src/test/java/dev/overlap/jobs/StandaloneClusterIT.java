@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -163,14 +164,13 @@ public class StandaloneClusterIT {
   }
 
   private static void awaitLine(Path log, String text) throws Exception {
-    long deadline = System.nanoTime() + 120_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(log) && Files.readString(log).contains(text)) {
-        return;
-      }
-      Thread.sleep(200);
+    if (!Poll.until(
+        Duration.ofSeconds(120),
+        Duration.ofMillis(200),
+        () -> Files.exists(log) && Files.readString(log).contains(text))) {
+      throw new IllegalStateException(
+          "no '" + text + "' in " + log + ":\n" + Files.readString(log));
     }
-    throw new IllegalStateException("no '" + text + "' in " + log + ":\n" + Files.readString(log));
   }
 
   /** The executor IDs whose start line appears in a worker's executor logs. */

@@ -4,7 +4,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The jobs' tests' one way to a Spark session: local, no UI, the session's zone UTC (as the jobs
- * run), with the Overlap plugin or without, and any other settings as key and value pairs.
+ * run), with the Overlap plugin or without, and any other settings as key and value pairs; or, in a
+ * main that spark-submit starts, the session it sets up.
  */
 public final class TestSessions {
   private TestSessions() {}
@@ -19,6 +20,14 @@ public final class TestSessions {
     return builder(master, keyValues)
         .config("spark.plugins", "dev.overlap.executor.OverlapPlugin")
         .getOrCreate();
+  }
+
+  /**
+   * The session of a main that spark-submit starts in a process of its own ({@link RunModeIT}'s
+   * application): its master and settings are those spark-submit passes, so none is set here.
+   */
+  public static SparkSession submitted() {
+    return SparkSession.builder().getOrCreate();
   }
 
   private static SparkSession.Builder builder(String master, String... keyValues) {

@@ -1,6 +1,6 @@
 package dev.overlap.jobs;
 
-import dev.overlap.jobs.tpch.TpchGenerate;
+import dev.overlap.jobs.tpch.TpchTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -20,10 +20,10 @@ public final class TestTables {
   /** TPC-H lineitem at scale factor 0.002 (about 12,000 rows) as one Parquet file under dir. */
   public static Dataset<Row> lineitem(SparkSession spark, Path dir) {
     List<Row> rows = new ArrayList<>();
-    for (Iterator<Row> it = TpchGenerate.lineItems(0.002, 1, 1, null); it.hasNext(); ) {
+    for (Iterator<Row> it = TpchTables.lineItems(0.002, 1, 1, null); it.hasNext(); ) {
       rows.add(it.next());
     }
-    Dataset<Row> li = spark.createDataFrame(rows, TpchGenerate.LINEITEM).coalesce(1);
+    Dataset<Row> li = spark.createDataFrame(rows, TpchTables.LINEITEM).coalesce(1);
     li.write().parquet(dir.toString());
     return li;
   }

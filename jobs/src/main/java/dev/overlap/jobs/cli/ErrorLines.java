@@ -52,10 +52,6 @@ public final class ErrorLines {
 
   private ErrorLines() {}
 
-  public static Line of(Throwable t, String job) {
-    return of(t, job, Context.NONE);
-  }
-
   public static Line of(Throwable t, String job, Context context) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof UsageException) {

@@ -124,9 +124,4 @@ public final class InputFooters {
     String shown = String.join(", ", files.subList(0, Math.min(3, files.size())));
     return files.size() > 3 ? shown + " and " + (files.size() - 3) + " more files" : shown;
   }
-
-  /** The file names and paths; for tests. */
-  List<String> files() {
-    return files;
-  }
 }

@@ -3,8 +3,6 @@ package dev.overlap.jobs.cli;
 import java.io.PrintStream;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.Success$;
 import org.apache.spark.scheduler.AccumulableInfo;
@@ -36,9 +34,8 @@ public final class PhaseProgress implements AutoCloseable {
   /** The line being drawn now, if any: a failure or an interruption stops it ({@link #stop}). */
   private static volatile PhaseProgress drawing;
 
-  private final SparkSession spark;
   private final String label;
-  private final PrintStream out;
+  private final TerminalLine line;
   private final int width;
   private final long start = System.nanoTime();
 
@@ -48,17 +45,13 @@ public final class PhaseProgress implements AutoCloseable {
   private final Map<Integer, AtomicLong> done = new ConcurrentHashMap<>();
   private final Map<Integer, Long> firstDone = new ConcurrentHashMap<>();
   private final AtomicLong rows = new AtomicLong();
-  private final SparkListener listener;
-  private final ScheduledExecutorService timer;
-  private int lastLength;
+  private final ProgressTicker ticker;
 
   private PhaseProgress() {
-    spark = null;
     label = null;
-    out = null;
+    line = null;
     width = 0;
-    listener = null;
-    timer = null;
+    ticker = null;
   }
 
   /**
@@ -67,11 +60,10 @@ public final class PhaseProgress implements AutoCloseable {
    * @param delayMillis how long the phase runs before the line is first drawn
    */
   PhaseProgress(SparkSession spark, String label, PrintStream out, int width, long delayMillis) {
-    this.spark = spark;
     this.label = label;
-    this.out = out;
+    this.line = new TerminalLine(out, true, width);
     this.width = width;
-    listener =
+    SparkListener listener =
         new SparkListener() {
           @Override
           public void onStageSubmitted(SparkListenerStageSubmitted s) {
@@ -97,9 +89,7 @@ public final class PhaseProgress implements AutoCloseable {
             }
           }
         };
-    spark.sparkContext().addSparkListener(listener);
-    timer = ProgressText.timer("overlap-phase-progress");
-    timer.scheduleAtFixedRate(this::show, delayMillis, 250, TimeUnit.MILLISECONDS);
+    ticker = new ProgressTicker(spark, listener, "overlap-phase-progress", delayMillis, this::show);
     drawing = this;
   }
 
@@ -142,7 +132,7 @@ public final class PhaseProgress implements AutoCloseable {
 
   /** The line as it would be drawn now; empty for one that shows nothing. */
   synchronized String text() {
-    if (listener == null) {
+    if (line == null) {
       return "";
     }
     long now = System.nanoTime();
@@ -168,37 +158,18 @@ public final class PhaseProgress implements AutoCloseable {
   }
 
   private synchronized void show() {
-    String line = ProgressText.fit(text(), width);
-    StringBuilder sb = new StringBuilder("\r").append(line);
-    while (sb.length() - 1 < Math.max(lastLength, width - 1)) {
-      sb.append(' ');
-    }
-    lastLength = line.length();
-    out.print(sb);
-    out.flush();
+    line.draw(ProgressText.fit(text(), width));
   }
 
   @Override
   public void close() {
-    if (timer == null) {
+    if (ticker == null) {
       return;
     }
     if (drawing == this) {
       drawing = null;
     }
-    timer.shutdownNow();
-    try {
-      timer.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    spark.sparkContext().removeSparkListener(listener);
-    synchronized (this) {
-      if (lastLength > 0) {
-        out.print("\r" + " ".repeat(Math.max(lastLength, width - 1)) + "\r");
-        out.flush();
-        lastLength = 0;
-      }
-    }
+    ticker.close();
+    line.erase();
   }
 }

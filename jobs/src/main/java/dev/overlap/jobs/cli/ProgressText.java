@@ -67,16 +67,6 @@ public final class ProgressText {
     }
   }
 
-  /** The one daemon thread that redraws a progress line, named {@code name}. */
-  public static java.util.concurrent.ScheduledExecutorService timer(String name) {
-    return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
-  }
-
   /** {@code text} cut to fit in {@code width} columns less one, so that it never wraps. */
   static String fit(String text, int width) {
     int room = Math.max(10, width - 1);

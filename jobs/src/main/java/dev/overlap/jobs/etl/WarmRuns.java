@@ -29,12 +29,12 @@ final class WarmRuns {
       long t = System.nanoTime();
       Dataset<Row> q;
       if (engine.equals(EtlJob.SPARK_SQL)) {
-        q = first ? EtlJob.sqlQ1(lineitem, shape) : EtlJob.sparkQ6(lineitem, shape);
+        q = first ? SqlQueries.q1(lineitem, shape) : SqlQueries.q6(lineitem, shape);
       } else {
         q =
             first
-                ? EtlJob.q1(lineitem, shape, PipelineReport.create(spark))
-                : EtlJob.q6(lineitem, shape, PipelineReport.create(spark));
+                ? KernelQueries.q1(lineitem, shape, PipelineReport.create(spark))
+                : KernelQueries.q6(lineitem, shape, PipelineReport.create(spark));
       }
       if (q.queryExecution().optimizedPlan().toString().contains("InMemoryRelation")) {
         throw new IllegalStateException("a warm run would read a cached result, not compute it");

@@ -30,21 +30,13 @@ public final class FeaturesJob {
 
   private FeaturesJob() {}
 
-  /**
-   * Fits a {@link FeatureEncoder} on {@code input}'s Parquet and writes its features of the same
-   * data to {@code output}; returns the rows written. Public for the tests of other packages.
-   */
-  public static long run(
-      SparkSession spark, String input, String output, int vocab, JobSummary summary) {
-    return run(spark, input, output, vocab, ModelOptions.NONE, summary).rows();
-  }
-
   /** The rows written, and the model that made them (fitted, or loaded). */
   public record Result(long rows, FeatureEncoderModel model) {}
 
   /**
-   * {@link #run}, with a saved model applied instead of a fit; the caller saves a fitted model
-   * ({@link #save}) once the output is in place.
+   * Fits a {@link FeatureEncoder} on {@code input}'s Parquet, or applies the saved model {@code
+   * options} names, and writes its features of the same data to {@code output}; the caller saves a
+   * fitted model ({@link #save}) once the output is in place.
    */
   public static Result run(
       SparkSession spark,
@@ -56,25 +48,14 @@ public final class FeaturesJob {
     PipelineReport report = PipelineReport.create(spark);
     Dataset<Row> in = read(spark, input);
     FeatureEncoderModel model = model(spark, in, vocab, options, summary);
-    try {
-      return new Result(features(spark, in, output, model, summary, report), model);
+    try (PhaseProgress p = PhaseProgress.start(spark, "features second pass")) {
+      return new Result(write(spark, in, output, model, summary, report), model);
     } catch (FeatureInputException e) { // a saved model's columns the input lacks, say
       throw new UsageException(e.getMessage(), e);
     }
   }
 
-  private static long features(
-      SparkSession spark,
-      Dataset<Row> in,
-      String output,
-      FeatureEncoderModel model,
-      JobSummary summary,
-      PipelineReport report) {
-    try (PhaseProgress p = PhaseProgress.start(spark, "features second pass")) {
-      return write(spark, in, output, model, summary, report);
-    }
-  }
-
+  /** The second pass: the model's features of {@code in} written to {@code output}; its rows. */
   private static long write(
       SparkSession spark,
       Dataset<Row> in,
@@ -87,28 +68,35 @@ public final class FeaturesJob {
       // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
       // CPU implementation and Spark's writer on an executor without one.
       Written w = model.writeParquet(in, ParquetOutput.to(output), report);
-      summary.phase(
-          "features",
-          System.nanoTime() - start,
-          "second pass and write: the features kernel, "
-              + (w.gpuTasks() > 0
+      secondPass(
+          summary,
+          start,
+          report,
+          (w.gpuTasks() > 0
                   ? "its output encoded as Parquet on the GPU, only the file bytes copied back"
                   : "its CPU implementation, Parquet written by Spark")
               + String.format(Locale.ROOT, " (%d files, %.1f MB)", w.files(), w.bytes() / 1e6));
-      summary.add("features", report);
-      summary.rowsIn(report.rowsIn()); // the second pass reads every row once
       return w.rows();
     }
-    Dataset<Row> out = model.transformWithReport(in, report);
-    out.write().mode("overwrite").parquet(output);
+    model.transformWithReport(in, report).write().mode("overwrite").parquet(output);
+    secondPass(
+        summary,
+        start,
+        report,
+        "its results back as rows and joined with the columns passed through, Parquet written by"
+            + " Spark");
+    return spark.read().parquet(output).count();
+  }
+
+  /** The second pass in the summary: its time since {@code start}, how it wrote, its figures. */
+  private static void secondPass(
+      JobSummary summary, long start, PipelineReport report, String written) {
     summary.phase(
         "features",
         System.nanoTime() - start,
-        "second pass and write: the features kernel, its results back as rows and joined with the"
-            + " columns passed through, Parquet written by Spark");
+        "second pass and write: the features kernel, " + written);
     summary.add("features", report);
     summary.rowsIn(report.rowsIn()); // the second pass reads every row once
-    return spark.read().parquet(output).count();
   }
 
   /** Fits a model and saves it, writing no features; returns the rows it was fitted on. */

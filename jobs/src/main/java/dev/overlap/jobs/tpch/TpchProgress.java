@@ -1,14 +1,14 @@
 package dev.overlap.jobs.tpch;
 
 import dev.overlap.jobs.cli.ProgressText;
+import dev.overlap.jobs.cli.ProgressTicker;
+import dev.overlap.jobs.cli.TerminalLine;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.spark.Success$;
@@ -26,25 +26,21 @@ import scala.jdk.javaapi.CollectionConverters;
  * with a carriage return on a terminal, every 250 ms; elsewhere (a log), once every 10 %.
  */
 public final class TpchProgress implements AutoCloseable {
-  private final SparkSession spark;
   private final double scaleFactor;
   private final long orders;
-  private final PrintStream out;
+  private final TerminalLine line;
   private final String run = UUID.randomUUID().toString();
   private final LongAdder live = new LongAdder();
   private final LongAccumulator acc;
   private final AtomicLong finished = new AtomicLong();
   private final Map<Long, Long> running = new ConcurrentHashMap<>();
   private final Set<Long> ended = ConcurrentHashMap.newKeySet();
-  private final SparkListener listener;
-  private final ScheduledExecutorService timer;
+  private final ProgressTicker ticker;
   private final boolean terminal;
   private final long start = System.nanoTime();
-  private final int width;
   private volatile String table = "lineitem";
   private volatile boolean done;
   private int lastDecile = -1;
-  private int lastLength;
   private String lastText = "";
   private long firstSeen = -1;
   private long firstOrders;
@@ -55,16 +51,14 @@ public final class TpchProgress implements AutoCloseable {
    */
   TpchProgress(
       SparkSession spark, double scaleFactor, long orders, PrintStream out, boolean terminal) {
-    this.spark = spark;
     this.terminal = terminal;
     this.scaleFactor = scaleFactor;
     this.orders = orders;
-    this.out = out;
-    this.width = ProgressText.terminalWidth();
+    this.line = new TerminalLine(out, terminal, ProgressText.terminalWidth());
     acc = spark.sparkContext().longAccumulator("overlap.tpch.ordersGenerated");
     TpchOrderCounter.LIVE.put(run, live);
     long id = acc.id();
-    listener =
+    SparkListener listener =
         new SparkListener() {
           @Override
           public void onExecutorMetricsUpdate(SparkListenerExecutorMetricsUpdate u) {
@@ -88,9 +82,7 @@ public final class TpchProgress implements AutoCloseable {
             }
           }
         };
-    spark.sparkContext().addSparkListener(listener);
-    timer = ProgressText.timer("tpch-generate-progress");
-    timer.scheduleAtFixedRate(this::show, 250, 250, TimeUnit.MILLISECONDS);
+    ticker = new ProgressTicker(spark, listener, "tpch-generate-progress", 250, this::show);
   }
 
   /** This task's value of the accumulator, from a task's accumulator updates. */
@@ -163,38 +155,17 @@ public final class TpchProgress implements AutoCloseable {
                 : ProgressText.timeLeft(now - firstSeen, n - firstOrders, total - firstOrders));
     if (!text.equals(lastText)) {
       lastText = text;
-      print(text, false);
+      line.draw(text);
     }
-  }
-
-  private void print(String text, boolean last) {
-    StringBuilder sb = new StringBuilder(terminal ? "\r" : "").append(text);
-    // Cover what was on the line before: a longer line of ours, or Spark's stage progress bar.
-    int cover = terminal ? Math.max(lastLength, width - 1) : 0;
-    while (sb.length() - 1 < cover) {
-      sb.append(' ');
-    }
-    lastLength = text.length();
-    out.print(terminal ? sb : sb.append('\n'));
-    if (last && terminal) {
-      out.println();
-    }
-    out.flush();
   }
 
   @Override
   public void close() {
-    timer.shutdownNow();
-    try {
-      timer.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    spark.sparkContext().removeSparkListener(listener);
+    ticker.close();
     TpchOrderCounter.LIVE.remove(run);
     synchronized (this) {
       long took = System.nanoTime() - start;
-      print(
+      line.draw(
           done
               ? String.format(
                   Locale.ROOT,
@@ -206,8 +177,8 @@ public final class TpchProgress implements AutoCloseable {
                   Locale.ROOT,
                   "generating TPC-H SF %s: stopped after %s",
                   ProgressText.format(scaleFactor),
-                  ProgressText.duration(took)),
-          true);
+                  ProgressText.duration(took)));
+      line.end();
     }
   }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.TestSessions;
-import dev.overlap.jobs.etl.EtlJob;
+import dev.overlap.jobs.etl.TestEtl;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -56,7 +56,7 @@ public class JobSummaryTest {
   @Test
   void etlCountsTheInputOnceAndGivesEachStepsCpuFigures() {
     JobSummary summary = new JobSummary("etl");
-    long rowsOut = EtlJob.run(spark, lineitem, tmp.resolve("etl").toString(), summary);
+    long rowsOut = TestEtl.run(spark, lineitem, tmp.resolve("etl").toString(), summary);
     String text = summary.render(rowsOut, 2);
 
     // Q1 and Q6 both read lineitem: it is counted once.
@@ -84,7 +84,7 @@ public class JobSummaryTest {
     Dataset<Row> in = spark.read().parquet(lineitem);
     PipelineReport report = PipelineReport.create(spark);
     long start = System.nanoTime();
-    EtlJob.q6(in, report).count();
+    TestEtl.q6(in, report).count();
     long wall = System.nanoTime() - start;
     assertTrue(report.cpuTasks() > 0 && report.gpuTasks() == 0);
     assertEquals(lineitemRows, report.rowsIn());

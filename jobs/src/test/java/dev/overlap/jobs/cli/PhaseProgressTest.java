@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.TestTables;
-import dev.overlap.jobs.etl.EtlJob;
+import dev.overlap.jobs.etl.TestEtl;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -50,7 +52,7 @@ public class PhaseProgressTest {
     Dataset<Row> lineitem = spark.read().parquet(tmp.resolve("six").toString());
     long expected = lineitem.count();
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> q1 = EtlJob.q1(lineitem, report);
+    Dataset<Row> q1 = TestEtl.q1(lineitem, report);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     String line;
     try (PhaseProgress p = new PhaseProgress(spark, "etl Q1", print(bytes), 80, 1000)) {
@@ -129,13 +131,23 @@ public class PhaseProgressTest {
 
   @Test
   void aFailureStopsTheLineAndErasesIt() throws Exception {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CountDownLatch drawn = new CountDownLatch(1);
+    ByteArrayOutputStream bytes =
+        new ByteArrayOutputStream() {
+          @Override
+          public synchronized void write(int b) {
+            super.write(b);
+            drawn.countDown();
+          }
+
+          @Override
+          public synchronized void write(byte[] b, int off, int len) {
+            super.write(b, off, len);
+            drawn.countDown();
+          }
+        };
     try (PhaseProgress p = new PhaseProgress(spark, "etl Q1", print(bytes), 40, 0)) {
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (bytes.size() == 0) {
-        assertTrue(System.nanoTime() < deadline, "nothing drawn");
-        Thread.sleep(5);
-      }
+      assertTrue(drawn.await(10, TimeUnit.SECONDS), "nothing drawn");
       PhaseProgress.stop(); // as Main does before a failure's line
       String text = bytes.toString(StandardCharsets.UTF_8);
       assertTrue(text.matches("(?s)\retl Q1: starting.*\r {39,}\r$"), text);

@@ -78,15 +78,15 @@ public class EtlEnginesTest {
   @Test
   void theEngineLineTellsTheRapidsAcceleratorsOperatorsFromSparksOwn() {
     assertTrue(
-        EtlJob.gpuOperators(
+        RapidsAccelerator.gpuOperators(
             "AdaptiveSparkPlan isFinalPlan=true\n"
                 + "+- == Final Plan ==\n"
                 + "   GpuColumnarToRow false\n"
                 + "   +- GpuSort [l_returnflag#4 ASC NULLS FIRST], true\n"
                 + "      +- GpuHashAggregate(keys=[l_returnflag#4], functions=[gpusum(l_tax#3)])"));
-    assertTrue(EtlJob.gpuOperators("*(1) Project [x#1]\n:- GpuProject [x#1]\n"));
+    assertTrue(RapidsAccelerator.gpuOperators("*(1) Project [x#1]\n:- GpuProject [x#1]\n"));
     assertFalse(
-        EtlJob.gpuOperators(
+        RapidsAccelerator.gpuOperators(
             "*(2) HashAggregate(keys=[l_returnflag#4], functions=[sum(l_tax#3)])\n"
                 + "+- FileScan parquet [l_tax#3] Location: InMemoryFileIndex(1 paths)"
                 + "[file:/data/GpuRuns/lineitem], ReadSchema: struct<GpuNotes:string>"));
@@ -143,21 +143,21 @@ public class EtlEnginesTest {
     var conf = spark.newSession().conf();
     String key = "spark.rapids.sql.enabled";
     Runnable restore =
-        EtlJob.withoutRapids(
+        RapidsAccelerator.withoutRapids(
             "com.nvidia.spark.SQLPlugin, dev.overlap.executor.OverlapPlugin", conf);
     org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
     restore.run();
     org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
     conf.set(key, "true");
-    restore = EtlJob.withoutRapids("com.nvidia.spark.SQLPlugin", conf);
+    restore = RapidsAccelerator.withoutRapids("com.nvidia.spark.SQLPlugin", conf);
     org.junit.jupiter.api.Assertions.assertEquals("false", conf.get(key));
     restore.run();
     org.junit.jupiter.api.Assertions.assertEquals("true", conf.get(key));
     // Without RAPIDS in spark.plugins nothing is touched.
     conf.unset(key);
-    EtlJob.withoutRapids("dev.overlap.executor.OverlapPlugin", conf);
+    RapidsAccelerator.withoutRapids("dev.overlap.executor.OverlapPlugin", conf);
     org.junit.jupiter.api.Assertions.assertTrue(conf.getOption(key).isEmpty());
     org.junit.jupiter.api.Assertions.assertFalse(
-        EtlJob.rapidsInPlugins("x.com.nvidia.spark.SQLPlugin"));
+        RapidsAccelerator.inPlugins("x.com.nvidia.spark.SQLPlugin"));
   }
 }

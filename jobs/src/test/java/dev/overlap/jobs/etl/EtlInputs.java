@@ -221,9 +221,9 @@ public final class EtlInputs {
     PipelineReport r1 = PipelineReport.create(spark);
     PipelineReport r6 = PipelineReport.create(spark);
     assertSame(
-        spark.sql(String.format(Locale.ROOT, Q1, view)), EtlJob.q1(lineitem, r1), name + " Q1");
+        spark.sql(String.format(Locale.ROOT, Q1, view)), TestEtl.q1(lineitem, r1), name + " Q1");
     assertSame(
-        spark.sql(String.format(Locale.ROOT, Q6, view)), EtlJob.q6(lineitem, r6), name + " Q6");
+        spark.sql(String.format(Locale.ROOT, Q6, view)), TestEtl.q6(lineitem, r6), name + " Q6");
     return new PipelineReport[] {r1, r6};
   }
 

@@ -78,7 +78,7 @@ public class EtlInputsTest {
     lineitem.createOrReplaceTempView("run_input");
     String out = tmp.resolve("run_out").toString();
     long rows =
-        EtlJob.run(spark, tmp.resolve("run_decimal_15_4").toString(), out, new JobSummary("etl"));
+        TestEtl.run(spark, tmp.resolve("run_decimal_15_4").toString(), out, new JobSummary("etl"));
     Dataset<Row> q1 = spark.read().parquet(out + "/q1");
     EtlInputs.assertSame(
         spark.sql(String.format(EtlInputs.Q1, "run_input")),
@@ -134,7 +134,7 @@ public class EtlInputsTest {
   }
 
   private static String refusal(Dataset<Row> lineitem) {
-    return assertThrows(UsageException.class, () -> EtlJob.q1(lineitem, null)).getMessage();
+    return assertThrows(UsageException.class, () -> TestEtl.q1(lineitem, null)).getMessage();
   }
 
   @Test
@@ -172,7 +172,7 @@ public class EtlInputsTest {
             + " l_tax, l_returnflag, l_linestatus, l_shipdate); is --input a TPC-H lineitem table?";
     assertEquals(want, refusal(lineitem));
     assertEquals(
-        want, assertThrows(UsageException.class, () -> EtlJob.q6(lineitem, null)).getMessage());
+        want, assertThrows(UsageException.class, () -> TestEtl.q6(lineitem, null)).getMessage());
   }
 
   @Test
@@ -193,7 +193,7 @@ public class EtlInputsTest {
     UsageException e =
         assertThrows(
             UsageException.class,
-            () -> EtlJob.run(spark, in, out.toString(), new JobSummary("etl")));
+            () -> TestEtl.run(spark, in, out.toString(), new JobSummary("etl")));
     assertEquals("input column 'l_shipdate' is string; etl accepts date for it", e.getMessage());
     assertFalse(Files.exists(out), "nothing written");
   }

@@ -128,10 +128,8 @@ public class TpchGenerateTest {
       JavaSparkContext.fromSparkContext(spark.sparkContext())
           .parallelize(List.of(1, 2, 3, 4), 4)
           .foreach(i -> counter.add(10L * i));
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (progress.reported() < 100 && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
+      // The listener has seen every task's end, and each one's accumulator value with it.
+      spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
       assertEquals(100, progress.reported());
     }
   }

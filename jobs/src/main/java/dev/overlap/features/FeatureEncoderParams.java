@@ -1,0 +1,56 @@
+package dev.overlap.features;
+
+import dev.overlap.executor.api.Public;
+import org.apache.spark.ml.param.IntParam;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamValidators;
+import org.apache.spark.ml.param.Params;
+import org.apache.spark.ml.param.StringArrayParam;
+
+/**
+ * The params {@link FeatureEncoder} and {@link FeatureEncoderModel} share, as Spark ML's own
+ * estimators and models share theirs: each is a public method returning the param, which is how
+ * Spark ML finds a stage's params. A call makes the param anew; Spark ML tells params apart by
+ * their owner's uid and their name ({@link Param#equals}), so each call's is the same param to it.
+ */
+@Public
+public interface FeatureEncoderParams extends Params {
+  /** The columns to encode; empty (the default): every column of a type the encoder encodes. */
+  default StringArrayParam inputCols() {
+    return new StringArrayParam(
+        this,
+        "inputCols",
+        "the columns to encode; empty (the default): every column of a type it encodes"
+            + " (numbers, dates, timestamps, strings), the others passed through");
+  }
+
+  /** How many of a string column's most frequent values get an index of their own. */
+  default IntParam vocabularySize() {
+    return new IntParam(
+        this,
+        "vocabularySize",
+        "how many of a string column's most frequent values get an index of their own (ties by"
+            + " value); the others share the index vocabularySize",
+        ParamValidators.inRange(1, 100_000));
+  }
+
+  /** What a string outside the vocabulary gets at transform time: keep, skip or error. */
+  default Param<String> handleInvalid() {
+    return EncoderParams.oneOf(
+        this,
+        "handleInvalid",
+        "a string value outside the vocabulary at transform time: keep (index vocabularySize),"
+            + " skip (the row is left out) or error; nulls are missing values, not invalid",
+        EncoderParams.HANDLE_INVALID);
+  }
+
+  /** Which columns get {@code _isnull} and {@code _imputed}: fitted or all. */
+  default Param<String> missingFeatures() {
+    return EncoderParams.oneOf(
+        this,
+        "missingFeatures",
+        "which columns get _isnull and _imputed: fitted (those with missing values when fitted)"
+            + " or all",
+        EncoderParams.MISSING_FEATURES);
+  }
+}
