@@ -9,6 +9,7 @@ import dev.overlap.executor.pipeline.DeviceBudget;
 import dev.overlap.executor.pipeline.StagePipeline;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.PinnedShare;
+import dev.overlap.executor.trace.Diagnostics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * reverse order of creation. Device memory of batches is freed at task end, never here.
  */
 public final class GpuRuntime implements AutoCloseable {
+  /** Start-up times: to the run's log only, not to the terminal. */
+  private static final Logger TIMES = Diagnostics.logger(GpuRuntime.class);
+
   private static final Logger LOG = LoggerFactory.getLogger(GpuRuntime.class);
 
   private final int device;
@@ -89,8 +93,10 @@ public final class GpuRuntime implements AutoCloseable {
       Duration pipelineGiveUp) {
     // In the order of creation; closed in reverse on failure, and by close().
     List<AutoCloseable> made = new ArrayList<>();
+    StartSteps steps = new StartSteps();
     try {
       natives.setDevice(device);
+      steps.done("device");
       if (natives.rmmInitialized()) {
         LOG.info("RMM already initialized (RAPIDS Accelerator?): reusing it");
       } else {
@@ -100,6 +106,7 @@ public final class GpuRuntime implements AutoCloseable {
         made.add(natives::shutdownRmm);
         LOG.info("RMM pool of {} on device {}", ByteSize.format(pool), device);
       }
+      steps.done("RMM pool");
       long bufferSize = conf.get(OverlapConf.STAGING_BUFFER_SIZE);
       int buffers = conf.get(OverlapConf.STAGING_BUFFERS);
       long poolSize = -1; // unknown: another plugin made the pool
@@ -115,6 +122,7 @@ public final class GpuRuntime implements AutoCloseable {
         made.add(natives::shutdownPinned);
         poolSize = size;
       }
+      steps.done("pinned pool");
       List<HostMemoryBuffer> bufs = new ArrayList<>();
       made.add(() -> Closing.all(bufs)); // until the pool owns them
       boolean pinned = true;
@@ -136,6 +144,7 @@ public final class GpuRuntime implements AutoCloseable {
                 + " spark.rapids.memory.pinnedPool.size)",
             OverlapConf.PINNED_POOL_SIZE.key());
       }
+      steps.done("staging buffers");
       BoundedPool<HostMemoryBuffer> staging = new BoundedPool<>(bufs);
       made.set(made.size() - 1, staging); // the pool owns the buffers now
       if (poolSize >= 0) {
@@ -146,6 +155,7 @@ public final class GpuRuntime implements AutoCloseable {
       }
       StreamPair streams = natives.streams();
       made.add(() -> natives.closeStreams(streams));
+      steps.done("streams");
       StagePipeline pipeline =
           new StagePipeline(
               new DeviceBudget(conf.get(OverlapConf.PREFETCH_MAX_BYTES)),
@@ -159,7 +169,10 @@ public final class GpuRuntime implements AutoCloseable {
                   pipelineGiveUp));
       made.add(pipeline);
       pipeline.listener(new NvtxStages());
+      steps.done("pipeline threads");
       Thread warmup = natives.startWarmup(device);
+      steps.done("decode warm-up started");
+      TIMES.info("{} (the warm-up decodes on its own thread)", steps.line(device));
       return new GpuRuntime(device, conf, streams, staging, pinned, pipeline, warmup, health, made);
     } catch (RuntimeException | Error e) {
       Collections.reverse(made);
