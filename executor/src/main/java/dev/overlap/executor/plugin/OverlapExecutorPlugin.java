@@ -11,6 +11,7 @@ import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.resource.BatchTracker;
+import dev.overlap.executor.trace.Diagnostics;
 import dev.overlap.executor.trace.TraceOutput;
 import dev.overlap.executor.trace.TraceRecorder;
 import java.io.IOException;
@@ -40,6 +41,9 @@ import org.slf4j.LoggerFactory;
 public final class OverlapExecutorPlugin implements ExecutorPlugin {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
 
+  /** Start-up times: to the run's log only, not to the terminal. */
+  private static final Logger TIMES = Diagnostics.logger(OverlapExecutorPlugin.class);
+
   private String executorId = "?";
   private String traceDir = "";
   private TraceRecorder trace;
@@ -59,6 +63,9 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
 
   @Override
   public void init(PluginContext ctx, Map<String, String> extraConf) {
+    long begin = System.nanoTime();
+    long chosen = begin;
+    long setUp = begin;
     OverlapConf conf = OverlapConf.read(k -> ctx.conf().get(k, null));
     String id = ctx.executorID();
     GpuStatus status;
@@ -83,6 +90,8 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
       status = noGpu(OverlapConf.ENABLED.key() + "=false");
     } else {
       DeviceChoice choice = chooseDevice(ctx.resources(), extraConf);
+      chosen = System.nanoTime();
+      setUp = chosen;
       Optional<Integer> device = choice.device();
       if (device.isEmpty()) {
         status = noGpu(choice.problem());
@@ -91,6 +100,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           runtime =
               GpuRuntime.start(device.get(), conf, new GpuHealth(device.get(), policy.plan()));
           status = new GpuStatus(GpuStatus.State.GPU, device, "");
+          setUp = System.nanoTime();
         } catch (Throwable t) {
           setupFailure = t;
           status = noGpu("setting up GPU " + device.get() + " failed: " + t);
@@ -114,6 +124,13 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     onFatal = policy;
     ExecutorState.started(
         id, conf, status, runtime, runtime == null ? null : runtime.health(), trace);
+    TIMES.info(
+        "executor {}'s plugin started in {} ms: the GPU found {} ms (cuDF's native libraries"
+            + " loaded on the first CUDA call), set up {} ms",
+        id,
+        (System.nanoTime() - begin) / 1_000_000,
+        (chosen - begin) / 1_000_000,
+        (setUp - chosen) / 1_000_000);
     if (runtime != null) {
       registerMetrics(ctx.metricRegistry(), runtime);
       LOG.info(
