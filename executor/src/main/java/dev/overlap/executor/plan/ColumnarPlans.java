@@ -183,10 +183,4 @@ public final class ColumnarPlans {
       }
     };
   }
-
-  /** The columnar plan when {@code plan} takes all its columns in order, else null. */
-  public static SparkPlan columnarChild(SparkPlan plan) {
-    Columnar c = columnar(plan);
-    return c == null || !c.identity() ? null : c.plan();
-  }
 }

@@ -58,10 +58,13 @@ public final class PackingBenchmark {
     }
     StructType schema = df.schema();
     SparkPlan plan = df.queryExecution().executedPlan();
-    SparkPlan scan = ColumnarPlans.columnarChild(plan);
-    if (scan == null) {
-      throw new IllegalArgumentException("not a columnar scan:\n" + plan);
+    ColumnarPlans.Columnar columnar = ColumnarPlans.columnar(plan);
+    // The scan's own batches are read below: it must give the selected columns, in order.
+    int[] inOrder = java.util.stream.IntStream.range(0, schema.length()).toArray();
+    if (columnar == null || !java.util.Arrays.equals(columnar.columns(), inOrder)) {
+      throw new IllegalArgumentException("not a columnar scan of the selected columns:\n" + plan);
     }
+    SparkPlan scan = columnar.plan();
     ColumnType[] types = ColumnType.forSchema(schema, "packing benchmark input");
     System.out.printf(
         Locale.ROOT, "input: %s, %d columns %s, %d slots%n", path, types.length, schema, slots);

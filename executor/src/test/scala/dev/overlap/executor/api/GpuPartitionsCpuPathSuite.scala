@@ -76,7 +76,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     TestData.frame(spark, 5000, 3).write.parquet(dir)
     val df = spark.read.parquet(dir)
     val plan = df.asInstanceOf[org.apache.spark.sql.classic.Dataset[_]].queryExecution.executedPlan
-    assert(ColumnarPlans.columnarChild(plan) != null, s"not a columnar scan:\n$plan")
+    assert(ColumnarPlans.columnar(plan) != null, s"not a columnar scan:\n$plan")
     val out = GpuPartitions.map(df, new AllTypesKernel)
     val expected = df.selectExpr(AllTypesKernel.SQL: _*)
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
