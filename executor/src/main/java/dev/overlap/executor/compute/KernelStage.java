@@ -7,6 +7,7 @@ import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.gpu.DeviceMemory;
 import dev.overlap.executor.pipeline.Compute;
 import dev.overlap.executor.resource.Closing;
+import dev.overlap.executor.resource.Resources;
 import java.util.List;
 
 /**
@@ -43,16 +44,17 @@ public final class KernelStage<D extends AutoCloseable> implements Compute<D, De
    * keep} is closed here.
    */
   static DeviceResult run(GpuKernel kernel, Table input, AutoCloseable keep) {
-    Table out;
-    try {
-      out = kernel.apply(input);
-      if (out == null) {
-        throw new IllegalStateException(kernel.name() + " returned null instead of a Table");
-      }
-    } catch (RuntimeException | Error e) {
-      Closing.after(e, List.of(keep));
-      throw e;
-    }
+    Table out =
+        Resources.closeOnExcept(
+            keep,
+            k -> {
+              Table t = kernel.apply(input);
+              if (t == null) {
+                throw new IllegalStateException(
+                    kernel.name() + " returned null instead of a Table");
+              }
+              return t;
+            });
     boolean sameAsInput = out == input;
     if (sameAsInput) {
       // The input is released with keep: the output takes its own references.

@@ -9,6 +9,7 @@ import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.resource.Closing;
+import dev.overlap.executor.resource.Resources;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,13 +38,13 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
   public Kept table(DeviceChunks chunks) {
     chunks.awaitCopied();
     long start = System.nanoTime();
-    Table input = decode(chunks);
-    try {
-      Cuda.DEFAULT_STREAM.sync();
-    } catch (RuntimeException | Error e) {
-      Closing.after(e, List.of(input));
-      throw e;
-    }
+    Table input =
+        Resources.closeOnExcept(
+            decode(chunks),
+            t -> {
+              Cuda.DEFAULT_STREAM.sync();
+              return t;
+            });
     chunks.decodeNanos().add(System.nanoTime() - start);
     DeviceChunks kept = chunks.retain();
     return new Kept(input, () -> Closing.all(List.of(input, kept)));

@@ -10,6 +10,7 @@ import dev.overlap.executor.pipeline.BatchSource;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.Upload;
 import dev.overlap.executor.resource.Closing;
+import dev.overlap.executor.resource.Resources;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -145,40 +146,43 @@ public final class DeviceTables {
    * @throws IllegalArgumentException naming the column count when it differs
    */
   static Table castTo(Table in, DType[] types) {
+    Table out = Resources.closeOnExcept(in, t -> cast(t, types));
+    if (out == in) {
+      return out;
+    }
+    return Resources.closeOnExcept(
+        out,
+        o -> {
+          in.close();
+          return o;
+        });
+  }
+
+  /** A new table of {@code in}'s columns as {@code types}, or {@code in} when none differs. */
+  private static Table cast(Table in, DType[] types) {
+    if (in.getNumberOfColumns() != types.length) {
+      throw new IllegalArgumentException(
+          "the device batch has "
+              + in.getNumberOfColumns()
+              + " columns, the kernel's input "
+              + types.length);
+    }
+    boolean same = true;
+    for (int i = 0; i < types.length; i++) {
+      same &= in.getColumn(i).getType().equals(types[i]);
+    }
+    if (same) {
+      return in;
+    }
+    List<ColumnVector> cols = new ArrayList<>();
     try {
-      if (in.getNumberOfColumns() != types.length) {
-        throw new IllegalArgumentException(
-            "the device batch has "
-                + in.getNumberOfColumns()
-                + " columns, the kernel's input "
-                + types.length);
-      }
-      boolean same = true;
       for (int i = 0; i < types.length; i++) {
-        same &= in.getColumn(i).getType().equals(types[i]);
+        ColumnVector c = in.getColumn(i);
+        cols.add(c.getType().equals(types[i]) ? c.incRefCount() : c.castTo(types[i]));
       }
-      if (same) {
-        return in;
-      }
-      List<ColumnVector> cols = new ArrayList<>();
-      try {
-        for (int i = 0; i < types.length; i++) {
-          ColumnVector c = in.getColumn(i);
-          cols.add(c.getType().equals(types[i]) ? c.incRefCount() : c.castTo(types[i]));
-        }
-        Table out = new Table(cols.toArray(new ColumnVector[0]));
-        in.close();
-        return out;
-      } finally {
-        Closing.all(cols);
-      }
-    } catch (RuntimeException | Error e) {
-      try {
-        in.close();
-      } catch (RuntimeException | Error c) {
-        e.addSuppressed(c);
-      }
-      throw e;
+      return new Table(cols.toArray(new ColumnVector[0]));
+    } finally {
+      Closing.all(cols); // the table holds its own references
     }
   }
 
