@@ -5,6 +5,7 @@ import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.gpu.DeviceMemory;
+import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.pipeline.Compute;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.Resources;
@@ -71,7 +72,12 @@ public final class KernelStage<D extends AutoCloseable> implements Compute<D, De
       computed = new Cuda.Event();
       computed.record(Cuda.DEFAULT_STREAM);
     } catch (RuntimeException | Error e) {
-      Closing.after(e, computed == null ? List.of(out, keep) : List.of(out, computed, keep));
+      // After a fatal CUDA error nothing is freed into the broken context.
+      Closing.afterSync(
+          e,
+          () -> {},
+          computed == null ? List.of(out, keep) : List.of(out, computed, keep),
+          GpuHealth::isFatal);
       throw e;
     }
     return new DeviceResult(out, computed, keep, sameAsInput);

@@ -2,6 +2,8 @@ package dev.overlap.executor.gpu;
 
 import ai.rapids.cudf.Cuda;
 import dev.overlap.executor.pipeline.Upload;
+import dev.overlap.executor.resource.Closing;
+import java.util.List;
 
 /**
  * An upload that keeps one copy queued ahead, for every input path that copies: it issues batch
@@ -44,7 +46,13 @@ public abstract class QueuedUpload<H extends AutoCloseable, D extends Uploaded>
     D batch = copy(host, streams.copyStream());
     Uploaded previous = streams.swapLastUpload(batch);
     if (previous != null) {
-      previous.awaitCopied();
+      try {
+        previous.awaitCopied();
+      } catch (RuntimeException | Error e) {
+        // The pipeline never gets this batch: close it, unless the device is broken.
+        Closing.afterSync(e, () -> {}, List.of(batch), GpuHealth::isFatal);
+        throw e;
+      }
     }
     return batch;
   }

@@ -1,6 +1,6 @@
 package dev.overlap.executor.plan;
 
-import dev.overlap.executor.OverlapPlugin;
+import dev.overlap.executor.plugin.OverlapDriverPlugin;
 import dev.overlap.executor.task.JobReport;
 import java.util.Arrays;
 import java.util.function.Function;
@@ -16,13 +16,13 @@ public final class PluginCheck {
   private static final Logger LOG = LoggerFactory.getLogger(PluginCheck.class);
 
   /** The setting that loads the plugin. */
-  public static final String SETTING = "spark.plugins=" + OverlapPlugin.class.getName();
+  public static final String SETTING = "spark.plugins=" + OverlapDriverPlugin.PLUGIN_CLASS;
 
   private PluginCheck() {}
 
   /**
    * Whether {@code spark.plugins} or {@code spark.plugins.defaultList} (which Spark loads too)
-   * lists {@link OverlapPlugin}.
+   * lists {@code OverlapPlugin}.
    */
   static boolean loaded(Function<String, String> conf) {
     return lists(conf.apply("spark.plugins")) || lists(conf.apply("spark.plugins.defaultList"));
@@ -32,13 +32,13 @@ public final class PluginCheck {
     return plugins != null
         && Arrays.stream(plugins.split(","))
             .map(String::trim)
-            .anyMatch(OverlapPlugin.class.getName()::equals);
+            .anyMatch(OverlapDriverPlugin.PLUGIN_CLASS::equals);
   }
 
   /** The warning a kernel applied without the plugin logs. */
   static String warning(String kernel) {
     return "the Overlap plugin is not loaded (spark.plugins does not list "
-        + OverlapPlugin.class.getName()
+        + OverlapDriverPlugin.PLUGIN_CLASS
         + "): "
         + kernel
         + " runs on the CPU path on every executor; set "

@@ -23,6 +23,9 @@ import org.apache.spark.resource.ResourceInformation;
  * prints its message.
  */
 public final class OverlapDriverPlugin implements DriverPlugin {
+  /** The plugin's class, as {@code spark.plugins} names it ({@code OverlapPlugin}). */
+  public static final String PLUGIN_CLASS = "dev.overlap.executor.OverlapPlugin";
+
   /** The extraConf key carrying the driver's GPU address to a local-mode executor. */
   static final String DRIVER_GPU_ADDRESS = "driverGpuAddress";
 

@@ -49,11 +49,6 @@ public abstract class RefCounted<T extends RefCounted<T>> implements AutoCloseab
     }
   }
 
-  /** Whether an owner still holds the batch. */
-  protected final synchronized boolean open() {
-    return refs > 0;
-  }
-
   /** Frees what the batch holds; called once, by the last {@link #close}. */
   protected abstract void free();
 }

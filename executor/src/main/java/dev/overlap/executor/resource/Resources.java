@@ -6,9 +6,9 @@ import java.util.function.Function;
 /**
  * Ownership in the shape of a call, so that the happy path reads straight: {@link #withResource}
  * closes what it is given once the body is done, {@link #closeOnExcept} only when the body throws
- * (on success the resource has usually become part of what the body returns). Either way a failure
- * to close is attached to the body's failure, never thrown in its place. spark-rapids' {@code Arm}
- * is the model.
+ * (on success the resource has usually become part of what the body returns). A failure to close
+ * after the body failed is attached to the body's failure, never thrown in its place; after a body
+ * that succeeded, {@link #withResource} throws it. spark-rapids' {@code Arm} is the model.
  */
 public final class Resources {
   private Resources() {}

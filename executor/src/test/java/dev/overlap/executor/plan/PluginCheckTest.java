@@ -76,6 +76,13 @@ class PluginCheckTest {
   }
 
   @Test
+  void thePluginsNameIsThePluginClasssOwn() {
+    assertEquals(
+        dev.overlap.executor.OverlapPlugin.class.getName(),
+        dev.overlap.executor.plugin.OverlapDriverPlugin.PLUGIN_CLASS);
+  }
+
+  @Test
   void spark_pluginsIsReadAsAList() {
     String name = "dev.overlap.executor.OverlapPlugin";
     assertTrue(PluginCheck.loaded(Map.of("spark.plugins", name)::get));

@@ -48,17 +48,7 @@ public final class DeviceBatch extends RefCounted<DeviceBatch> implements Upload
     this.host = host;
   }
 
-  /** Makes {@code stream} wait, on the device, for this batch's copies; the host does not wait. */
-  public void streamWaitsForCopies(Cuda.Stream stream) {
-    if (copied != null) {
-      stream.waitOn(copied);
-    }
-  }
-
-  /**
-   * The columns; only valid to read after {@link #awaitCopied}, or from work queued on a stream
-   * after {@link #streamWaitsForCopies}.
-   */
+  /** The columns; only valid to read after {@link #awaitCopied}. */
   public Table table() {
     return table;
   }
