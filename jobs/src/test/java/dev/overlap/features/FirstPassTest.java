@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The features job's first pass as kernels ({@link FirstPass}) gives Spark's own first pass ({@link
- * FeaturesJob#plan}), on real Parquet files read in several partitions: means and deviations within
+ * The features job's first pass as kernels ({@link FirstPass}) gives Spark's own first pass ({@code
+ * SparkFirstPass}), on real Parquet files read in several partitions: means and deviations within
  * rounding, everything else exactly, vocabularies whether the bound proves them or Spark is asked.
  * Without a GPU the kernels' CPU implementations run; the test tagged {@code gpu} runs the kernels.
  */

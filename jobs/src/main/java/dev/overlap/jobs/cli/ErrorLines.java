@@ -44,7 +44,6 @@ public final class ErrorLines {
     return null;
   }
 
-  /** What the run knew before the failure: the output as the user named it, the input's files. */
   /** What the lines may name: the output, the input's footers, Spark's master. */
   public record Context(String output, InputFooters footers, String master) {
     public static final Context NONE = new Context(null, InputFooters.NONE, "");
