@@ -7,6 +7,7 @@ import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.FencedStages;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.GpuRuntime;
+import dev.overlap.executor.input.parquet.ParquetSource;
 import dev.overlap.executor.output.TaskOutput;
 import dev.overlap.executor.pipeline.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
@@ -78,5 +79,17 @@ public final class GpuTaskRun {
             f.stagingWaitNanos(),
             f.resultWaitNanos(),
             path == InputPath.RAPIDS ? f.upstreamNanos() : 0));
+  }
+
+  /** A Parquet task's scan figures into the job's report, when there is one. */
+  static void recordScan(JobReport report, ParquetSource source) {
+    if (report != null) {
+      report.addScan(
+          new JobReport.ScanFigures(
+              source.filesRead(),
+              source.rowGroupsRead(),
+              source.compressedBytesRead(),
+              source.decodeNanos()));
+    }
   }
 }

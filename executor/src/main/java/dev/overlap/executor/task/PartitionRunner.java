@@ -4,11 +4,10 @@ import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.InputPath;
 import dev.overlap.executor.compute.DeviceResult;
+import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.compute.KernelStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.GpuRuntime;
-import dev.overlap.executor.input.parquet.ChunkBatch;
-import dev.overlap.executor.input.parquet.DeviceChunks;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetDecode;
 import dev.overlap.executor.input.parquet.ParquetInput;
@@ -32,8 +31,8 @@ import dev.overlap.executor.output.parquet.Wrote;
 import dev.overlap.executor.output.rows.RowsOutput;
 import dev.overlap.executor.pipeline.BatchSource;
 import dev.overlap.executor.pipeline.BatchStages;
-import dev.overlap.executor.pipeline.Download;
 import dev.overlap.executor.pipeline.ResultBatch;
+import dev.overlap.executor.pipeline.Upload;
 import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.types.ColumnType;
 import java.io.IOException;
@@ -45,8 +44,6 @@ import java.util.function.Function;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs a kernel over one partition on the executor: through the GPU pipeline when the executor has
@@ -54,8 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionRunner implements Serializable {
   private static final long serialVersionUID = 1L;
-
-  private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
 
   private final GpuKernel kernel;
   private final StructType inSchema;
@@ -121,10 +116,7 @@ public final class PartitionRunner implements Serializable {
         gpu,
         job(),
         report,
-        BatchStages.of(
-            DeviceTables.upload(),
-            new KernelStage<>(kernel, DeviceTables.kernelInput()),
-            download(gpu, out)),
+        stages(gpu, DeviceTables.upload(), DeviceTables.kernelInput(), out),
         new DeviceTables.Source(
             ((TaskInput.Rapids) in).tables(), ColumnType.dtypesOf(inSchema), RapidsBatches::admit),
         f -> GpuTaskRun.record(report, InputPath.RAPIDS, f, out));
@@ -151,34 +143,30 @@ public final class PartitionRunner implements Serializable {
             input.conf(),
             job.get(OverlapConf.PARQUET_BATCH_BYTES),
             job.get(OverlapConf.BATCH_MAX_ROWS));
-    BatchStages<ChunkBatch, DeviceChunks, DeviceResult, R> stages =
-        BatchStages.of(
-            new ParquetUpload(gpu.streams(), kernel.name()),
-            new KernelStage<>(kernel, new ParquetDecode(ColumnType.dtypesOf(inSchema))),
-            download(gpu, mode));
     return GpuTaskRun.drive(
         gpu,
         job,
         report,
-        stages,
+        stages(
+            gpu,
+            new ParquetUpload(gpu.streams(), kernel.name()),
+            new ParquetDecode(ColumnType.dtypesOf(inSchema)),
+            mode),
         source,
         f -> {
           GpuTaskRun.record(report, InputPath.PARQUET, f, mode);
-          if (report != null) {
-            report.addScan(
-                new JobReport.ScanFigures(
-                    source.filesRead(),
-                    source.rowGroupsRead(),
-                    source.compressedBytesRead(),
-                    source.decodeNanos()));
-          }
+          GpuTaskRun.recordScan(report, source);
         });
   }
 
-  /** The output mode's download stage, on the GPU's device-to-host stream. */
-  private <R extends ResultBatch<T>, T> Download<DeviceResult, R> download(
-      GpuRuntime gpu, TaskOutput<R, T> out) {
-    return out.download(gpu.streams(), job().get(OverlapConf.RESULTS_PINNED));
+  /** A task's stages: its input path's upload and table, the kernel, its output's download. */
+  private <H extends AutoCloseable, D extends AutoCloseable, R extends ResultBatch<?>>
+      BatchStages<H, D, DeviceResult, R> stages(
+          GpuRuntime gpu, Upload<H, D> upload, KernelInput<D> input, TaskOutput<R, ?> out) {
+    return BatchStages.of(
+        upload,
+        new KernelStage<>(kernel, input),
+        out.download(gpu.streams(), job().get(OverlapConf.RESULTS_PINNED)));
   }
 
   /**
@@ -204,10 +192,7 @@ public final class PartitionRunner implements Serializable {
         gpu,
         job,
         report,
-        BatchStages.of(
-            new PackedUpload(gpu.streams(), kernel.name()),
-            new KernelStage<>(kernel, new PackedTable()),
-            download(gpu, mode)),
+        stages(gpu, new PackedUpload(gpu.streams(), kernel.name()), new PackedTable(), mode),
         source,
         f -> GpuTaskRun.record(report, path, f, mode));
   }

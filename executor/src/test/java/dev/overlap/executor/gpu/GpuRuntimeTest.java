@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.resource.PinnedShare;
+import dev.overlap.executor.testing.Latches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,22 +170,6 @@ class GpuRuntimeTest {
     assertEquals(expected, natives.calls);
   }
 
-  /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
-  private static void awaitThroughInterrupts(CountDownLatch latch) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        latch.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   @Test
   void aPipelineThreadStillRunningAfterALaterStepFailedKeepsWhatItMayUseAllocated()
       throws Exception {
@@ -197,7 +182,7 @@ class GpuRuntimeTest {
             if (Thread.currentThread().getName().equals("overlap-compute")) {
               // Selecting the device does not return (a GPU in trouble): the thread never ends.
               stuck.add(Thread.currentThread());
-              awaitThroughInterrupts(release);
+              Latches.awaitThroughInterrupts(release);
             }
           }
         };

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.resource.TaskTag;
+import dev.overlap.executor.testing.Latches;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -632,22 +633,6 @@ class StagePipelineTest {
     awaitNothingInFlight(lane);
   }
 
-  /** As a native call: an interrupt does not end the wait, and stays pending afterwards. */
-  private static void awaitThroughInterrupts(CountDownLatch latch) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        latch.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** As a stage that ends when close interrupts it: waits for the interrupt, which stays set. */
   private static void awaitInterrupt() {
     try {
@@ -835,7 +820,7 @@ class StagePipelineTest {
             if (in.value == 1) {
               stuck.set(Thread.currentThread());
               computing.countDown();
-              awaitThroughInterrupts(release);
+              Latches.awaitThroughInterrupts(release);
             }
           }
         };
@@ -909,7 +894,7 @@ class StagePipelineTest {
     p.admitting(
         () -> {
           admitting.countDown();
-          awaitThroughInterrupts(go);
+          Latches.awaitThroughInterrupts(go);
         });
     Future<?> submitting =
         tasks.submit(

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.resource.BatchTracker;
 import dev.overlap.executor.resource.TaskTag;
+import dev.overlap.executor.testing.Latches;
 import dev.overlap.executor.trace.TraceRecorder;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -633,18 +634,7 @@ class TaskDriverTest {
     return new Passing() {
       @Override
       void beforeCompute(Res in) {
-        boolean interrupted = false;
-        while (true) {
-          try {
-            release.await();
-            break;
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
+        Latches.awaitThroughInterrupts(release);
       }
     };
   }
