@@ -73,9 +73,8 @@ public final class KernelStage<D extends AutoCloseable> implements Compute<D, De
       computed.record(Cuda.DEFAULT_STREAM);
     } catch (RuntimeException | Error e) {
       // After a fatal CUDA error nothing is freed into the broken context.
-      Closing.afterSync(
+      Closing.after(
           e,
-          () -> {},
           computed == null ? List.of(out, keep) : List.of(out, computed, keep),
           GpuHealth::isFatal);
       throw e;

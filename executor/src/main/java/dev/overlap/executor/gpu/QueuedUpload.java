@@ -50,7 +50,7 @@ public abstract class QueuedUpload<H extends AutoCloseable, D extends Uploaded>
         previous.awaitCopied();
       } catch (RuntimeException | Error e) {
         // The pipeline never gets this batch: close it, unless the device is broken.
-        Closing.afterSync(e, () -> {}, List.of(batch), GpuHealth::isFatal);
+        Closing.after(e, List.of(batch), GpuHealth::isFatal);
         throw e;
       }
     }

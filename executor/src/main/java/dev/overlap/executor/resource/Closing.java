@@ -50,6 +50,16 @@ public final class Closing {
   }
 
   /**
+   * As {@link #after(Throwable, Iterable)}, but closes nothing when {@code fatal} holds for {@code
+   * primary}: after a fatal device error the items stay allocated rather than being freed into the
+   * broken context.
+   */
+  public static <T extends Throwable> T after(
+      T primary, Iterable<? extends AutoCloseable> items, Predicate<Throwable> fatal) {
+    return fatal.test(primary) ? primary : after(primary, items);
+  }
+
+  /**
    * After {@code primary} was thrown: runs {@code sync} (which waits for work still using {@code
    * items}, such as copies queued on a stream), then closes {@code items} in order, skipping nulls.
    * Every item is closed even when {@code sync} throws; what {@code sync} and the closes throw is

@@ -150,4 +150,14 @@ class ClosingTest {
     assertSame(first, out);
     assertEquals(List.of("sync", "close a"), events);
   }
+
+  @Test
+  void afterAFatalFailureAfterClosesNothingAndOtherwiseEverything() {
+    IllegalStateException fatal = new IllegalStateException("fatal");
+    assertSame(fatal, Closing.after(fatal, List.of(item("a")), t -> t == fatal));
+    assertEquals(List.of(), events);
+    IllegalStateException other = new IllegalStateException("other");
+    assertSame(other, Closing.after(other, List.of(item("a"), item("b")), t -> t == fatal));
+    assertEquals(List.of("close a", "close b"), events);
+  }
 }

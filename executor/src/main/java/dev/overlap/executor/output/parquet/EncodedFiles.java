@@ -29,6 +29,11 @@ public final class EncodedFiles implements TaskOutput<EncodedParquet, EncodedPar
     this.kernelName = kernelName;
   }
 
+  /**
+   * cuDF's writer encodes on the download thread's stream and hands its bytes to buffers from the
+   * pinned pool while it has room, whatever {@code pinned} says: the encoded bytes are small beside
+   * the rows, and their copy is the writer's own.
+   */
   @Override
   public Download<DeviceResult, EncodedParquet> download(StreamPair streams, boolean pinned) {
     stages = new ParquetEncode(outSchema, output, kernelName);
