@@ -30,9 +30,8 @@ public final class EncodedFiles implements TaskOutput<EncodedParquet, EncodedPar
   }
 
   /**
-   * cuDF's writer encodes on the download thread's stream and hands its bytes to buffers from the
-   * pinned pool while it has room, whatever {@code pinned} says: the encoded bytes are small beside
-   * the rows, and their copy is the writer's own.
+   * The encoded bytes go to buffers from the pinned pool while it has room ({@link ParquetEncode}),
+   * whatever {@code pinned} says: {@code spark.overlap.results.pinned} is the rows output's.
    */
   @Override
   public Download<DeviceResult, EncodedParquet> download(StreamPair streams, boolean pinned) {
