@@ -34,6 +34,17 @@ public final class OverlapConf {
                   + " implementation, FAIL fails the task with the reason.")
           .enumConf(NoGpuMode.class, NoGpuMode.CPU);
 
+  public static final ConfigEntry<Boolean> GPU_BACKGROUND_START =
+      ConfigEntry.builder(PREFIX + "gpu.backgroundStart")
+          .doc(
+              "Set the GPU up on a thread of its own while Spark starts the session and the"
+                  + " driver plans: loading cuDF's native libraries, the memory pools, the staging"
+                  + " buffers and the pipeline's threads (seconds in all). A task waits for it only"
+                  + " when it needs to know whether there is a GPU. false sets it up in the"
+                  + " executor plugin's init, before the executor takes tasks.")
+          .startupOnly()
+          .booleanConf(true);
+
   public static final ConfigEntry<OnFatalError> GPU_ON_FATAL_ERROR =
       ConfigEntry.builder(PREFIX + "gpu.onFatalError")
           .doc(
@@ -101,6 +112,18 @@ public final class OverlapConf {
               "How many batches one task may have in the pipeline ahead of the one it is"
                   + " consuming.")
           .intConf(3, 1, 64);
+
+  public static final ConfigEntry<Integer> COMPUTE_THREADS =
+      ConfigEntry.builder(PREFIX + "pipeline.computeThreads")
+          .doc(
+              "Threads that run kernels (and the GPU's Parquet decode), per executor. Each task is"
+                  + " served by one of them (the one serving the fewest running tasks when a task"
+                  + " starts), so its batches are computed in order; each thread runs its kernels"
+                  + " on its own stream, so several let different tasks' kernels run on the GPU at"
+                  + " once. Kernels' intermediate columns are not counted in"
+                  + " spark.overlap.prefetch.maxBytes: each running kernel needs its own.")
+          .startupOnly()
+          .intConf(4, 1, 64);
 
   public static final ConfigEntry<Integer> DOWNLOAD_THREADS =
       ConfigEntry.builder(PREFIX + "pipeline.downloadThreads")
@@ -218,12 +241,14 @@ public final class OverlapConf {
           ENABLED,
           NO_GPU_MODE,
           GPU_ON_FATAL_ERROR,
+          GPU_BACKGROUND_START,
           RMM_POOL_FRACTION,
           PINNED_POOL_SIZE,
           STAGING_BUFFER_SIZE,
           STAGING_BUFFERS,
           PREFETCH_MAX_BYTES,
           PREFETCH_BATCHES_PER_TASK,
+          COMPUTE_THREADS,
           DOWNLOAD_THREADS,
           BATCH_MAX_ROWS,
           STRING_BYTES_PER_ROW,

@@ -162,6 +162,7 @@ public final class GpuRuntime implements AutoCloseable {
               new StagePipeline.Threads(
                   "overlap",
                   () -> natives.setDevice(device),
+                  conf.get(OverlapConf.COMPUTE_THREADS),
                   conf.get(OverlapConf.DOWNLOAD_THREADS),
                   StagePipeline.CLOSE_LOG_EVERY.compareTo(pipelineGiveUp) < 0
                       ? StagePipeline.CLOSE_LOG_EVERY

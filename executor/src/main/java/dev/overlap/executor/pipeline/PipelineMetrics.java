@@ -7,11 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters of one pipeline: busy nanoseconds per stage, batches and bytes. Upload and compute each
- * run on one thread; their busy time is the time that thread spent in the stage (for a stage that
- * only issues asynchronous work, that is less than the engine's busy time). Download runs on one or
+ * Counters of one pipeline: busy nanoseconds per stage, batches and bytes. Upload runs on one
+ * thread; its busy time is the time that thread spent in the stage (for a stage that only issues
+ * asynchronous work, that is less than the engine's busy time). Compute and download run on one or
  * more threads, and packing on every task thread: their figures are sums over threads. The overlap
- * figure counts time with two or more different stages running, not two download threads.
+ * figure counts time with two or more different stages running, not two threads of one stage.
  */
 public final class PipelineMetrics {
   private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);

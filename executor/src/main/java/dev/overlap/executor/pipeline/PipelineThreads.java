@@ -8,8 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The threads of one {@link StagePipeline}: its upload thread, its compute thread and its download
- * threads, which lane each download thread serves, and how they all start and stop.
+ * The threads of one {@link StagePipeline}: its upload thread, its compute threads and its download
+ * threads, which lane each compute and download thread serves, and how they all start and stop.
  *
  * <p>Starting: when a thread fails to start (the JVM has no room for another native thread), the
  * ones already started are stopped and waited for as by {@link #stop} before the failure
@@ -19,10 +19,11 @@ final class PipelineThreads {
   private static final Logger LOG = LoggerFactory.getLogger(StagePipeline.class);
 
   private final StageThread uploader;
-  private final StageThread computer;
+  private final List<StageThread> computers;
   private final List<StageThread> downloaders;
   private final List<StageThread> workers;
-  // Open lanes per download thread. Guarded by itself.
+  // Open lanes per compute thread and per download thread. Each guarded by itself.
+  private final int[] lanesPerComputer;
   private final int[] lanesPerDownloader;
   private final Runnable threadInit;
   private final long logEveryNanos;
@@ -49,22 +50,33 @@ final class PipelineThreads {
     }
     this.downloaders = List.copyOf(down);
     this.lanesPerDownloader = new int[downloadThreads];
-    this.computer =
-        new StageThread(
-            pipeline,
-            name + "-compute",
-            PipelineStage.COMPUTE,
-            threadInit,
-            b -> downloaders.get(b.lane().downloader()).offer(b));
+    List<StageThread> comp = new ArrayList<>();
+    for (int i = 0; i < shape.computeThreads(); i++) {
+      String n = name + "-compute" + (i == 0 ? "" : "-" + (i + 1));
+      comp.add(
+          new StageThread(
+              pipeline,
+              n,
+              PipelineStage.COMPUTE,
+              threadInit,
+              b -> downloaders.get(b.lane().downloader()).offer(b)));
+    }
+    this.computers = List.copyOf(comp);
+    this.lanesPerComputer = new int[computers.size()];
     this.uploader =
         new StageThread(
-            pipeline, name + "-upload", PipelineStage.UPLOAD, threadInit, computer::offer);
-    List<StageThread> all = new ArrayList<>(List.of(uploader, computer));
+            pipeline,
+            name + "-upload",
+            PipelineStage.UPLOAD,
+            threadInit,
+            b -> computers.get(b.lane().computer()).offer(b));
+    List<StageThread> all = new ArrayList<>(List.of(uploader));
+    all.addAll(computers);
     all.addAll(downloaders);
     this.workers = List.copyOf(all);
     try {
       downloaders.forEach(start);
-      start.accept(computer);
+      computers.forEach(start);
       start.accept(uploader);
     } catch (RuntimeException | Error e) {
       List<StageThread> started = workers.stream().filter(Thread::isAlive).toList();
@@ -82,24 +94,43 @@ final class PipelineThreads {
     return downloaders.size();
   }
 
+  int computeThreads() {
+    return computers.size();
+  }
+
   /** The download thread of a lane that opens: the one serving the fewest open lanes. */
   int nextDownloader() {
+    return leastLoaded(lanesPerDownloader);
+  }
+
+  /** The compute thread of a lane that opens: the one serving the fewest open lanes. */
+  int nextComputer() {
+    return leastLoaded(lanesPerComputer);
+  }
+
+  /**
+   * A lane served by compute thread {@code computer} and download thread {@code downloader} closed.
+   */
+  void laneClosed(int computer, int downloader) {
+    synchronized (lanesPerComputer) {
+      lanesPerComputer[computer]--;
+    }
     synchronized (lanesPerDownloader) {
-      int best = 0;
-      for (int i = 1; i < lanesPerDownloader.length; i++) {
-        if (lanesPerDownloader[i] < lanesPerDownloader[best]) {
-          best = i;
-        }
-      }
-      lanesPerDownloader[best]++;
-      return best;
+      lanesPerDownloader[downloader]--;
     }
   }
 
-  /** A lane served by download thread {@code downloader} closed. */
-  void laneClosed(int downloader) {
-    synchronized (lanesPerDownloader) {
-      lanesPerDownloader[downloader]--;
+  /** The index with the fewest open lanes in {@code lanes} (the lowest on a tie), counted in. */
+  private static int leastLoaded(int[] lanes) {
+    synchronized (lanes) {
+      int best = 0;
+      for (int i = 1; i < lanes.length; i++) {
+        if (lanes[i] < lanes[best]) {
+          best = i;
+        }
+      }
+      lanes[best]++;
+      return best;
     }
   }
 
@@ -108,10 +139,14 @@ final class PipelineThreads {
     uploader.offer(b);
   }
 
-  /** Whether a thread of a stage after {@code stage} has a batch queued or running. */
+  /**
+   * Whether a thread of a stage after {@code stage} has a batch queued or running. Other compute
+   * threads do not count for a compute thread: two that ran out of memory at once would each wait
+   * for the other.
+   */
   boolean busyAfter(PipelineStage stage) {
     return downloaders.stream().anyMatch(StageThread::busy)
-        || (stage == PipelineStage.UPLOAD && computer.busy());
+        || (stage == PipelineStage.UPLOAD && computers.stream().anyMatch(StageThread::busy));
   }
 
   /**

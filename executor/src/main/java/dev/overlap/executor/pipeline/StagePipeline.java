@@ -9,15 +9,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The executor-wide pipeline: one upload thread, one compute thread and one or more download
- * threads, each taking batches in FIFO order. While the compute thread runs batch {@code n}, the
- * upload thread is already copying batch {@code n+1} (of the same task or of another running task)
- * and a download thread is bringing back batch {@code n-1}.
+ * The executor-wide pipeline: one upload thread, one or more compute threads and one or more
+ * download threads, each taking batches in FIFO order. While a compute thread runs batch {@code n},
+ * the upload thread is already copying batch {@code n+1} (of the same task or of another running
+ * task) and a download thread is bringing back batch {@code n-1}.
  *
- * <p>Download threads: each task's lane is given one when it opens (the one serving the fewest open
- * lanes), and all its batches go through that thread, so a task's results come back in its order.
- * Several threads let the download stages of different tasks run at once: a result encoded on the
- * device before it comes back (Parquet) keeps a thread busy for much longer than the copy alone.
+ * <p>Compute and download threads: each task's lane is given one of each when it opens (the one
+ * serving the fewest open lanes), and all its batches go through those threads, so a task's batches
+ * are computed and come back in its order. Several compute threads let the kernels of different
+ * tasks run at once, each thread on its own stream (the GPU binding runs kernels on the thread's
+ * per-thread default stream). Several download threads let the download stages of different tasks
+ * run at once: a result encoded on the device before it comes back (Parquet) keeps a thread busy
+ * for much longer than the copy alone.
  *
  * <p>Tasks reach it through a {@link TaskLane}. Bytes on the device are bounded by a {@link
  * DeviceBudget}; a failed stage fails only its own task's lane.
@@ -70,7 +73,7 @@ public final class StagePipeline implements AutoCloseable {
    * @param downloadThreads at least 1
    */
   public StagePipeline(DeviceBudget budget, String name, Runnable threadInit, int downloadThreads) {
-    this(budget, new Threads(name, threadInit, downloadThreads, CLOSE_LOG_EVERY, CLOSE_GIVE_UP));
+    this(budget, new Threads(name, threadInit, 1, downloadThreads, CLOSE_LOG_EVERY, CLOSE_GIVE_UP));
   }
 
   /**
@@ -78,15 +81,20 @@ public final class StagePipeline implements AutoCloseable {
    * each (may be null); {@link #close} logs a stage still running every {@code logEvery} and gives
    * up waiting for it after {@code giveUpAfter}.
    *
+   * @param computeThreads at least 1
    * @param downloadThreads at least 1
    */
   public record Threads(
       String name,
       Runnable threadInit,
+      int computeThreads,
       int downloadThreads,
       Duration logEvery,
       Duration giveUpAfter) {
     public Threads {
+      if (computeThreads < 1) {
+        throw new IllegalArgumentException("computeThreads must be at least 1: " + computeThreads);
+      }
       if (downloadThreads < 1) {
         throw new IllegalArgumentException(
             "downloadThreads must be at least 1: " + downloadThreads);
@@ -108,9 +116,19 @@ public final class StagePipeline implements AutoCloseable {
     this.threads = new PipelineThreads(this, threads, start);
   }
 
+  /** Number of compute threads. */
+  public int computeThreads() {
+    return threads.computeThreads();
+  }
+
   /** Number of download threads. */
   public int downloadThreads() {
     return threads.downloadThreads();
+  }
+
+  /** The compute thread of a lane that opens: the one serving the fewest open lanes. */
+  int nextComputer() {
+    return threads.nextComputer();
   }
 
   /** The download thread of a lane that opens: the one serving the fewest open lanes. */
@@ -118,9 +136,11 @@ public final class StagePipeline implements AutoCloseable {
     return threads.nextDownloader();
   }
 
-  /** A lane served by download thread {@code downloader} closed. */
-  void laneClosed(int downloader) {
-    threads.laneClosed(downloader);
+  /**
+   * A lane served by compute thread {@code computer} and download thread {@code downloader} closed.
+   */
+  void laneClosed(int computer, int downloader) {
+    threads.laneClosed(computer, downloader);
   }
 
   public DeviceBudget budget() {

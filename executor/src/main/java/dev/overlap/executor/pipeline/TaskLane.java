@@ -35,7 +35,9 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final String taskName;
   private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
-  // The pipeline's download thread that brings back all of this lane's batches, in order.
+  // The pipeline's compute thread that runs all of this lane's kernels, and its download thread
+  // that brings back all of its batches, each in order.
+  private final int computer;
   private final int downloader;
   // Results not yet taken, oldest first; a split batch's slot gives way to its parts'. Guarded by
   // this.
@@ -57,7 +59,13 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     this.failure = new LaneFailure(taskName);
     this.flows = host -> new BatchFlow<>(stages, host);
     this.maxAhead = maxAhead;
+    this.computer = pipeline.nextComputer();
     this.downloader = pipeline.nextDownloader();
+  }
+
+  /** Index of the pipeline's compute thread that serves this lane. */
+  int computer() {
+    return computer;
   }
 
   /** Index of the pipeline's download thread that serves this lane. */
@@ -183,7 +191,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       drop = new ArrayDeque<>(pending);
       pending.clear();
     }
-    pipeline.laneClosed(downloader);
+    pipeline.laneClosed(computer, downloader);
     // Results delivered before `closed` was set are closed here; later ones by accept(). A thread
     // still waiting for one (close may come from another thread) stops waiting.
     IllegalStateException ended = new IllegalStateException(taskName + ": the task ended");

@@ -6,6 +6,7 @@ import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.trace.TraceRecorder;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * What the executor plugin set up in this JVM: the {@link GpuRuntime} when a GPU is usable, the
@@ -14,6 +15,10 @@ import java.util.Optional;
  *
  * <p>The status is the one decided at start, but a GPU that a fatal CUDA error has fenced since
  * ({@link GpuHealth}) is reported as {@link GpuStatus.State#NO_GPU}, with the error as reason.
+ *
+ * <p>The GPU starts on a thread of its own ({@code spark.overlap.gpu.backgroundStart}): between
+ * {@link #starting} and {@link #started}, every getter but {@link #runtimeIfStarted} waits for the
+ * start to end, so a task decides GPU or CPU on what the start found.
  */
 public final class ExecutorState {
   private static volatile GpuStatus status =
@@ -27,10 +32,13 @@ public final class ExecutorState {
   private static volatile String executorId = "?";
   private static volatile OverlapConf conf;
   private static volatile TraceRecorder trace;
+  // Counted down when the start that began ends; a latch already at zero when none runs.
+  private static volatile CountDownLatch start = new CountDownLatch(0);
 
   private ExecutorState() {}
 
   public static GpuStatus status() {
+    awaitStart();
     GpuStatus s = status;
     GpuHealth h = health;
     if (s.gpu() && h != null && h.fenced()) {
@@ -41,6 +49,7 @@ public final class ExecutorState {
 
   /** The health of the GPU the executor set up; empty when it set none up. */
   public static Optional<GpuHealth> health() {
+    awaitStart();
     return Optional.ofNullable(health);
   }
 
@@ -48,11 +57,18 @@ public final class ExecutorState {
    * The GPU runtime, when the executor set one up: {@link #status} says GPU unless fenced since.
    */
   public static Optional<GpuRuntime> runtime() {
+    awaitStart();
+    return Optional.ofNullable(runtime);
+  }
+
+  /** The GPU runtime if the start has ended and set one up; never waits (for metrics). */
+  public static Optional<GpuRuntime> runtimeIfStarted() {
     return Optional.ofNullable(runtime);
   }
 
   /** The configuration the executor started with; empty when the plugin is not running. */
   public static Optional<OverlapConf> conf() {
+    awaitStart();
     return Optional.ofNullable(conf);
   }
 
@@ -65,10 +81,20 @@ public final class ExecutorState {
    * pipeline's listener; the CPU path records each partition into it.
    */
   public static Optional<TraceRecorder> trace() {
+    awaitStart();
     return Optional.ofNullable(trace);
   }
 
   /**
+   * The executor's GPU start began on a thread of its own: the getters wait for {@link #started}.
+   */
+  static synchronized void starting() {
+    start = new CountDownLatch(1);
+  }
+
+  /**
+   * The start ended: the executor's state from now on; the getters waiting return.
+   *
    * @param h the health of the GPU set up; null when none
    * @param t the timeline's recorder; null when none
    */
@@ -80,10 +106,42 @@ public final class ExecutorState {
     runtime = r;
     health = h;
     trace = t;
+    start.countDown();
   }
 
-  /** Clears the state and returns the runtime for the caller to close. */
-  static synchronized GpuRuntime stopped() {
+  /**
+   * Waits for a start still running. An interrupt does not end the wait, which lasts seconds at
+   * most: it is kept for the caller to see.
+   */
+  private static void awaitStart() {
+    CountDownLatch l = start;
+    if (l.getCount() == 0) {
+      return;
+    }
+    boolean interrupted = false;
+    while (true) {
+      try {
+        l.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Waits for a start still running, clears the state and returns the runtime for the caller to
+   * close.
+   */
+  static GpuRuntime stopped() {
+    awaitStart();
+    return clear();
+  }
+
+  private static synchronized GpuRuntime clear() {
     GpuRuntime r = runtime;
     runtime = null;
     health = null;

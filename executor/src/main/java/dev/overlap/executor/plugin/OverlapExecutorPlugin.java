@@ -64,19 +64,10 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
   @Override
   public void init(PluginContext ctx, Map<String, String> extraConf) {
     long begin = System.nanoTime();
-    long chosen = begin;
-    long setUp = begin;
     OverlapConf conf = OverlapConf.read(k -> ctx.conf().get(k, null));
     String id = ctx.executorID();
-    GpuStatus status;
-    GpuRuntime runtime = null;
-    Throwable setupFailure = null;
     FatalErrorPolicy policy =
         new FatalErrorPolicy(conf.get(OverlapConf.GPU_ON_FATAL_ERROR), id, exit);
-    String how =
-        conf.get(OverlapConf.NO_GPU_MODE) == NoGpuMode.CPU
-            ? "kernels run their CPU implementation"
-            : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
     CudfVersions.cudfVersionLine(
             OverlapExecutorPlugin.class.getClassLoader(), CudfVersions.CUDF_BUILT)
         .ifPresent(line -> LOG.warn("Overlap: {}", line));
@@ -86,44 +77,112 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           "Overlap: {} is on: each task's batches still held at its end are logged",
           OverlapConf.DEBUG_TRACK_BATCHES.key());
     }
-    if (!conf.get(OverlapConf.ENABLED)) {
-      status = noGpu(OverlapConf.ENABLED.key() + "=false");
-    } else {
-      DeviceChoice choice = chooseDevice(ctx.resources(), extraConf);
-      chosen = System.nanoTime();
-      setUp = chosen;
-      Optional<Integer> device = choice.device();
-      if (device.isEmpty()) {
-        status = noGpu(choice.problem());
-      } else {
-        try {
-          runtime =
-              GpuRuntime.start(device.get(), conf, new GpuHealth(device.get(), policy.plan()));
-          status = new GpuStatus(GpuStatus.State.GPU, device, "");
-          setUp = System.nanoTime();
-        } catch (Throwable t) {
-          setupFailure = t;
-          status = noGpu("setting up GPU " + device.get() + " failed: " + t);
-        }
-      }
-    }
+    // Decided here, before any CUDA call: an executor given several GPUs fails its start.
+    boolean enabled = conf.get(OverlapConf.ENABLED);
+    Optional<Integer> assigned =
+        enabled ? assignedDevice(ctx.resources(), extraConf) : Optional.empty();
     executorId = id;
     TraceOutput.executorStarting();
     traceDir = conf.get(OverlapConf.TRACE_DIR).trim();
-    if (!traceDir.isEmpty()) {
-      trace = new TraceRecorder(System.nanoTime(), TraceRecorder.DEFAULT_MAX_SPANS);
-      if (runtime != null) {
-        runtime.pipeline().listener(StageListener.both(runtime.pipeline().listener(), trace));
-      }
-      LOG.info(
-          "Overlap: executor {} records a timeline into {} ({}), written when it shuts down",
-          id,
-          traceDir,
-          runtime != null ? "GPU path" : "no GPU: a span per partition of the CPU path");
-    }
+    TraceRecorder recorder =
+        traceDir.isEmpty()
+            ? null
+            : new TraceRecorder(System.nanoTime(), TraceRecorder.DEFAULT_MAX_SPANS);
+    trace = recorder;
     onFatal = policy;
+    registerMetrics(ctx.metricRegistry());
+    Runnable start = () -> startGpu(id, conf, policy, enabled, assigned, recorder, begin);
+    String plugins = ctx.conf().get("spark.plugins", "");
+    if (conf.get(OverlapConf.GPU_BACKGROUND_START) && !rapidsStartsAfter(plugins)) {
+      // Loading cuDF's native libraries and allocating the pools take seconds; Spark starts the
+      // session and the driver plans meanwhile. Whatever asks for the executor's state waits.
+      ExecutorState.starting();
+      Thread t = new Thread(start, "overlap-gpu-start");
+      t.setDaemon(true);
+      t.start();
+    } else {
+      start.run();
+    }
+  }
+
+  /** The RAPIDS Accelerator's plugin class, which sets up RMM and the pinned pool in its init. */
+  static final String RAPIDS_PLUGIN = "com.nvidia.spark.SQLPlugin";
+
+  /**
+   * Whether {@code plugins} (Spark's {@code spark.plugins}, started in its order) names the RAPIDS
+   * Accelerator after Overlap: its init would then set up RMM while ours may be doing so on a
+   * thread of its own, so ours starts in init as before. Listed first, RAPIDS has finished its set
+   * up before ours begins.
+   */
+  static boolean rapidsStartsAfter(String plugins) {
+    List<String> names = java.util.Arrays.stream(plugins.split(",")).map(String::trim).toList();
+    int ours = names.indexOf(OverlapDriverPlugin.PLUGIN_CLASS);
+    int rapids = names.indexOf(RAPIDS_PLUGIN);
+    return rapids >= 0 && (ours < 0 || rapids > ours);
+  }
+
+  /**
+   * Finds and sets up the GPU, then publishes the executor's state ({@link ExecutorState#started}),
+   * also when that fails. {@code assigned} is empty when Spark assigned no GPU: the first device
+   * CUDA sees is used.
+   */
+  private void startGpu(
+      String id,
+      OverlapConf conf,
+      FatalErrorPolicy policy,
+      boolean enabled,
+      Optional<Integer> assigned,
+      TraceRecorder recorder,
+      long begin) {
+    long chosen = System.nanoTime();
+    long setUp = chosen;
+    GpuStatus status;
+    GpuRuntime runtime = null;
+    Throwable setupFailure = null;
+    String how =
+        conf.get(OverlapConf.NO_GPU_MODE) == NoGpuMode.CPU
+            ? "kernels run their CPU implementation"
+            : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
+    try {
+      if (!enabled) {
+        status = noGpu(OverlapConf.ENABLED.key() + "=false");
+      } else {
+        DeviceChoice choice =
+            assigned.isPresent() ? DeviceChoice.of(assigned.get()) : probeDevice();
+        chosen = System.nanoTime();
+        setUp = chosen;
+        Optional<Integer> device = choice.device();
+        if (device.isEmpty()) {
+          status = noGpu(choice.problem());
+        } else {
+          try {
+            runtime =
+                GpuRuntime.start(device.get(), conf, new GpuHealth(device.get(), policy.plan()));
+            status = new GpuStatus(GpuStatus.State.GPU, device, "");
+            setUp = System.nanoTime();
+          } catch (Throwable t) {
+            setupFailure = t;
+            status = noGpu("setting up GPU " + device.get() + " failed: " + t);
+          }
+        }
+      }
+      if (recorder != null) {
+        if (runtime != null) {
+          runtime.pipeline().listener(StageListener.both(runtime.pipeline().listener(), recorder));
+        }
+        LOG.info(
+            "Overlap: executor {} records a timeline into {} ({}), written when it shuts down",
+            id,
+            traceDir,
+            runtime != null ? "GPU path" : "no GPU: a span per partition of the CPU path");
+      }
+    } catch (RuntimeException | Error e) {
+      // Nothing above is meant to throw; whatever did, the executor runs without a GPU.
+      setupFailure = e;
+      status = noGpu("starting the plugin failed: " + e);
+    }
     ExecutorState.started(
-        id, conf, status, runtime, runtime == null ? null : runtime.health(), trace);
+        id, conf, status, runtime, runtime == null ? null : runtime.health(), recorder);
     TIMES.info(
         "executor {}'s plugin started in {} ms: the GPU found {} ms (cuDF's native libraries"
             + " loaded on the first CUDA call), set up {} ms",
@@ -132,7 +191,6 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
         (chosen - begin) / 1_000_000,
         (setUp - chosen) / 1_000_000);
     if (runtime != null) {
-      registerMetrics(ctx.metricRegistry(), runtime);
       LOG.info(
           "Overlap: executor {} on GPU {}: {} staging buffers of {} ({}), device budget {}",
           id,
@@ -166,10 +224,13 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
   }
 
   /**
-   * The GPU Spark assigned (exactly one address), else the driver's in local mode, else device 0
-   * when CUDA sees one.
+   * The GPU Spark assigned (exactly one address), else the driver's in local mode, else empty: the
+   * first device CUDA sees ({@link #probeDevice}). Makes no CUDA call.
+   *
+   * @throws IllegalArgumentException when Spark assigned several GPUs, or an address that is not a
+   *     device ordinal
    */
-  static DeviceChoice chooseDevice(
+  static Optional<Integer> assignedDevice(
       Map<String, ResourceInformation> resources, Map<String, String> extraConf) {
     ResourceInformation gpu = resources.get("gpu");
     if (gpu != null && gpu.addresses().length > 0) {
@@ -181,12 +242,17 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
                 + String.join(",", gpu.addresses())
                 + "): set spark.executor.resource.gpu.amount=1");
       }
-      return DeviceChoice.of(parseAddress(gpu.addresses()[0], "spark.executor.resource.gpu"));
+      return Optional.of(parseAddress(gpu.addresses()[0], "spark.executor.resource.gpu"));
     }
     String fromDriver = extraConf.get(OverlapDriverPlugin.DRIVER_GPU_ADDRESS);
     if (fromDriver != null) {
-      return DeviceChoice.of(parseAddress(fromDriver, "spark.driver.resource.gpu"));
+      return Optional.of(parseAddress(fromDriver, "spark.driver.resource.gpu"));
     }
+    return Optional.empty();
+  }
+
+  /** Device 0 when CUDA sees one, else why not. The first CUDA call loads cuDF's native code. */
+  static DeviceChoice probeDevice() {
     try {
       return ai.rapids.cudf.Cuda.getDeviceCount() > 0
           ? DeviceChoice.of(0)
@@ -220,19 +286,24 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     return t.getClass().getSimpleName() + ": " + m.lines().findFirst().orElse("");
   }
 
-  private static void registerMetrics(MetricRegistry registry, GpuRuntime runtime) {
+  /**
+   * The plugin's metrics, registered at init as Spark expects; each reads the GPU runtime once it
+   * is set up (0 until then, and without a GPU), without waiting for it.
+   */
+  private static void registerMetrics(MetricRegistry registry) {
     for (PipelineStage s : PipelineStage.values()) {
       registry.register(
           "busyMillis." + s.name().toLowerCase(java.util.Locale.ROOT),
-          (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().busy(s) / 1_000_000);
+          gauge(r -> r.pipeline().metrics().snapshot().busy(s) / 1_000_000));
     }
-    registry.register(
-        "batches", (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().batches());
-    registry.register(
-        "bytesUploaded", (Gauge<Long>) () -> runtime.pipeline().metrics().snapshot().bytes());
-    registry.register(
-        "deviceBytesInFlight", (Gauge<Long>) () -> runtime.pipeline().budget().inFlight());
-    registry.register("stagingBuffersFree", (Gauge<Integer>) () -> runtime.staging().available());
+    registry.register("batches", gauge(r -> r.pipeline().metrics().snapshot().batches()));
+    registry.register("bytesUploaded", gauge(r -> r.pipeline().metrics().snapshot().bytes()));
+    registry.register("deviceBytesInFlight", gauge(r -> r.pipeline().budget().inFlight()));
+    registry.register("stagingBuffersFree", gauge(r -> (long) r.staging().available()));
+  }
+
+  private static Gauge<Long> gauge(java.util.function.ToLongFunction<GpuRuntime> read) {
+    return () -> ExecutorState.runtimeIfStarted().map(read::applyAsLong).orElse(0L);
   }
 
   /** A fatal CUDA error in the failure, or one seen before, fences the GPU; EXIT then exits. */

@@ -12,9 +12,9 @@ import java.util.Map;
 /**
  * Records every stage that ends as a span on a track: one track per task thread (packing, and a
  * partition through a kernel's CPU implementation) and one each for the pipeline's upload, compute
- * and download threads (with several download threads, one track per thread, numbered as they first
- * appear). Keeps at most {@code maxSpans} spans and counts the rest as dropped. {@link TraceOutput}
- * writes what it holds.
+ * and download threads (with several compute or download threads, one track per thread, numbered as
+ * they first appear). Keeps at most {@code maxSpans} spans and counts the rest as dropped. {@link
+ * TraceOutput} writes what it holds.
  *
  * <p>Times are the {@link System#nanoTime} readings the callers pass, relative to {@code
  * originNanos}; a test passes its own.
@@ -24,7 +24,10 @@ public final class TraceRecorder implements StageListener {
   public static final int DEFAULT_MAX_SPANS = 1_000_000;
 
   /** The first track id of task threads; the pipeline's tracks come before. */
-  static final int FIRST_TASK_TRACK = 100;
+  static final int FIRST_TASK_TRACK = 1000;
+
+  /** The track id of the second compute thread; the first has the compute thread's track. */
+  private static final int SECOND_COMPUTE_TRACK = 200;
 
   /** One stage of one batch, or one partition on the CPU path ({@code batch} 0, no bytes). */
   public record Span(
@@ -54,6 +57,7 @@ public final class TraceRecorder implements StageListener {
   private final int maxSpans;
   private final List<Span> spans = new ArrayList<>();
   private final Map<Long, Track> taskTracks = new HashMap<>();
+  private final Map<Long, Track> computeTracks = new HashMap<>();
   private final Map<Long, Track> downloadTracks = new HashMap<>();
   private long dropped;
 
@@ -69,8 +73,8 @@ public final class TraceRecorder implements StageListener {
   static Track pipelineTrack(SpanKind kind) {
     return switch (kind) {
       case UPLOAD -> new Track(1, "upload thread", 1_000_001);
-      case COMPUTE -> new Track(2, "compute thread", 1_000_002);
-      case DOWNLOAD -> new Track(3, "download thread", 1_000_003);
+      case COMPUTE -> new Track(2, "compute thread", 1_000_100);
+      case DOWNLOAD -> new Track(3, "download thread", 1_000_200);
       case PACK, CPU -> throw new IllegalArgumentException(kind.label() + " runs on task threads");
     };
   }
@@ -125,8 +129,11 @@ public final class TraceRecorder implements StageListener {
                       return new Track(FIRST_TASK_TRACK + n, "task thread " + (n + 1), n);
                     })
                 .id();
+      } else if (kind == SpanKind.COMPUTE) {
+        track = threadTrack(computeTracks, kind, SECOND_COMPUTE_TRACK - 1, threadId).id();
       } else if (kind == SpanKind.DOWNLOAD) {
-        track = downloadTrack(threadId).id();
+        int second = pipelineTrack(kind).id() + 1;
+        track = threadTrack(downloadTracks, kind, second - 1, threadId).id();
       } else {
         track = pipelineTrack(kind).id();
       }
@@ -146,31 +153,31 @@ public final class TraceRecorder implements StageListener {
   }
 
   /**
-   * The track of the download thread {@code threadId}: the first one seen has the download thread's
-   * track, the others the ones after it (ids below {@link #FIRST_TASK_TRACK}).
+   * The track of the compute or download thread {@code threadId}: the first one of its kind seen
+   * has the kind's track, the {@code n}th after it id {@code base + n} (ids below {@link
+   * #FIRST_TASK_TRACK}: at most 64 threads of a kind).
    */
-  private Track downloadTrack(long threadId) {
-    return downloadTracks.computeIfAbsent(
+  private static Track threadTrack(Map<Long, Track> seen, SpanKind kind, int base, long threadId) {
+    return seen.computeIfAbsent(
         threadId,
         t -> {
-          int n = downloadTracks.size();
-          Track first = pipelineTrack(SpanKind.DOWNLOAD);
+          int n = seen.size();
+          Track first = pipelineTrack(kind);
           return n == 0
               ? first
-              : new Track(first.id() + n, "download thread " + (n + 1), first.order() + n);
+              : new Track(base + n, kind.label() + " thread " + (n + 1), first.order() + n);
         });
   }
 
   /** A copy of what is recorded: the task threads' tracks in order of appearance, then the rest. */
   public synchronized Timeline timeline() {
     List<Track> tracks = new ArrayList<>(taskTracks.values());
-    for (SpanKind k : new SpanKind[] {SpanKind.UPLOAD, SpanKind.COMPUTE}) {
+    for (SpanKind k : new SpanKind[] {SpanKind.UPLOAD, SpanKind.COMPUTE, SpanKind.DOWNLOAD}) {
       tracks.add(pipelineTrack(k));
     }
-    tracks.add(pipelineTrack(SpanKind.DOWNLOAD));
-    downloadTracks.values().stream()
-        .filter(t -> t.id() != pipelineTrack(SpanKind.DOWNLOAD).id())
-        .forEach(tracks::add);
+    for (Map<Long, Track> seen : List.of(computeTracks, downloadTracks)) {
+      seen.values().stream().filter(t -> !tracks.contains(t)).forEach(tracks::add);
+    }
     tracks.sort(Comparator.comparingInt(Track::order));
     return new Timeline(List.copyOf(tracks), List.copyOf(spans), dropped, maxSpans, originNanos);
   }

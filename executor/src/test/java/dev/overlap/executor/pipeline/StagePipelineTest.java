@@ -252,6 +252,79 @@ class StagePipelineTest {
   }
 
   @Test
+  void severalComputeThreadsRunDifferentTasksKernelsAtOnceAndKeepEachTasksOrder() throws Exception {
+    pipeline =
+        new StagePipeline(
+            new DeviceBudget(1000),
+            new StagePipeline.Threads(
+                "t", null, 2, 1, StagePipeline.CLOSE_LOG_EVERY, StagePipeline.CLOSE_GIVE_UP));
+    assertEquals(2, pipeline.computeThreads());
+    // The first kernels of tasks a and b each wait until the other has started: with one compute
+    // thread they never meet (each wait times out); with two, each task has its own.
+    CountDownLatch aComputing = new CountDownLatch(1);
+    CountDownLatch bComputing = new CountDownLatch(1);
+    AtomicInteger met = new AtomicInteger();
+    List<String> computeThreads = Collections.synchronizedList(new ArrayList<>());
+    Adding stages =
+        new Adding() {
+          @Override
+          void beforeCompute(Res in) throws Exception {
+            computeThreads.add(in.task + " " + Thread.currentThread().getName());
+            if (in.value == 1) {
+              boolean a = in.task.equals("a");
+              (a ? aComputing : bComputing).countDown();
+              if ((a ? bComputing : aComputing).await(5, TimeUnit.SECONDS)) {
+                met.incrementAndGet();
+              }
+            }
+            // Uneven stage times, to shake out ordering; nothing here depends on how long they are.
+            Thread.sleep((in.value * 7L) % 3);
+          }
+        };
+    TaskLane<Res, Res> a = pipeline.openLane("a", stages, 3);
+    TaskLane<Res, Res> b = pipeline.openLane("b", stages, 3);
+    assertEquals(0, a.computer());
+    assertEquals(1, b.computer());
+    Future<List<Integer>> fa = tasks.submit(() -> runTask(a, "a", 30));
+    Future<List<Integer>> fb = tasks.submit(() -> runTask(b, "b", 30));
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      expected.add(i * 1000 + 111);
+    }
+    assertEquals(expected, fa.get(30, TimeUnit.SECONDS));
+    assertEquals(expected, fb.get(30, TimeUnit.SECONDS));
+    assertEquals(2, met.get(), "tasks a's and b's first kernels ran at the same time");
+    // Each task stays on one compute thread, and the two tasks are on different ones.
+    assertEquals(
+        List.of("a t-compute"),
+        computeThreads.stream().filter(e -> e.startsWith("a ")).distinct().toList());
+    assertEquals(
+        List.of("b t-compute-2"),
+        computeThreads.stream().filter(e -> e.startsWith("b ")).distinct().toList());
+    // Each task's kernels ran in its order.
+    for (String t : List.of("a", "b")) {
+      List<String> starts =
+          stages.events.stream().filter(e -> e.startsWith("compute-start " + t)).toList();
+      List<String> inOrder = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        inOrder.add("compute-start " + t + (i * 1000));
+      }
+      assertEquals(inOrder, starts);
+    }
+    assertEquals(60, pipeline.metrics().snapshot().batches());
+    assertEquals(0, pipeline.budget().inFlight());
+  }
+
+  @Test
+  void computeThreadsMustBeAtLeastOne() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new StagePipeline.Threads(
+                "t", null, 0, 1, StagePipeline.CLOSE_LOG_EVERY, StagePipeline.CLOSE_GIVE_UP));
+  }
+
+  @Test
   void aLaneGetsTheDownloadThreadServingTheFewestOpenLanes() throws Exception {
     pipeline = new StagePipeline(new DeviceBudget(1000), "t", null, 2);
     Adding stages = new Adding();
@@ -755,6 +828,7 @@ class StagePipelineTest {
                 "t",
                 () -> OnDevice.INIT.set(true),
                 1,
+                1,
                 Duration.ofMillis(50),
                 Duration.ofSeconds(30)));
     CountDownLatch computing = new CountDownLatch(1);
@@ -806,6 +880,7 @@ class StagePipelineTest {
             new StagePipeline.Threads(
                 "t",
                 () -> OnDevice.INIT.set(true),
+                1,
                 1,
                 Duration.ofMillis(50),
                 Duration.ofMillis(300)));
@@ -861,7 +936,7 @@ class StagePipelineTest {
                 new StagePipeline(
                     new DeviceBudget(1000),
                     new StagePipeline.Threads(
-                        "t", null, 2, Duration.ofMillis(50), Duration.ofSeconds(30)),
+                        "t", null, 1, 2, Duration.ofMillis(50), Duration.ofSeconds(30)),
                     start));
     assertSame(noThread, e);
     assertEquals(

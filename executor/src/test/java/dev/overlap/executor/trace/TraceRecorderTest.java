@@ -90,6 +90,36 @@ class TraceRecorderTest {
   }
 
   @Test
+  void eachComputeThreadHasItsOwnTrackBeforeTheDownloadThreads() throws Exception {
+    TraceRecorder r = new TraceRecorder(1000 * MS, 100);
+    for (PipelineStage s :
+        List.of(
+            PipelineStage.COMPUTE,
+            PipelineStage.COMPUTE,
+            PipelineStage.DOWNLOAD,
+            PipelineStage.DOWNLOAD)) {
+      long t = 1000 * MS;
+      // Two threads of each stage, their spans overlapping in time.
+      Thread d = new Thread(() -> r.stageEnded(new StageRun(s, TASK, 0, 1, t), t + 5 * MS, true));
+      d.start();
+      d.join();
+    }
+    TraceRecorder.Timeline tl = r.timeline();
+    assertEquals(
+        List.of(
+            "upload thread",
+            "compute thread",
+            "compute thread 2",
+            "download thread",
+            "download thread 2"),
+        tl.tracks().stream().map(TraceRecorder.Track::name).toList());
+    assertEquals(
+        tl.tracks().subList(1, 5).stream().map(TraceRecorder.Track::id).toList(),
+        tl.spans().stream().map(TraceRecorder.Span::track).toList());
+    assertEquals(5, tl.tracks().stream().map(TraceRecorder.Track::id).distinct().count());
+  }
+
+  @Test
   void theJsonHoldsOneCompleteEventPerSpanOnItsTrack() throws Exception {
     StringWriter w = new StringWriter();
     TraceOutput.writeJson(w, twoBatches().timeline(), 4321, "overlap executor 1");

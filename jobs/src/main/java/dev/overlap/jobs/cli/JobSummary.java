@@ -142,8 +142,8 @@ public final class JobSummary {
             String.format(
                 Locale.ROOT,
                 "%-14s %d batches, %.2f GB copied; busy: pack %.2f s (summed over %d task threads),"
-                    + " copy %.2f s, compute %.2f s, copy back %.2f s (summed over the download"
-                    + " threads)%n",
+                    + " copy %.2f s, compute %.2f s (summed over the compute threads), copy back"
+                    + " %.2f s (summed over the download threads)%n",
                 e.getKey(),
                 r.batches(),
                 r.bytesCopied() / 1e9,
