@@ -1,9 +1,12 @@
 package dev.overlap.executor.task;
 
+import ai.rapids.cudf.CudfException;
+import ai.rapids.cudf.HybridScanReader;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.NotForGpu;
+import dev.overlap.executor.input.parquet.ParquetSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -15,8 +18,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Whether a Parquet partition is decoded on the GPU: its files' plans, or null when the host
  * decodes it (Spark's batches are then packed instead), because the job asks for the host or a file
- * needs it. The reason for the host is logged once per executor and kept in the report; {@code
- * spark.overlap.parquet.decode=GPU} fails the task instead.
+ * needs it. A file needs it when the GPU would not read it exactly as Spark does ({@link
+ * FilePlan#of}), and when cuDF's reader cannot parse its footer although Spark's can (a writer's
+ * field of an unexpected type, say). The reason for the host is logged once per executor and kept
+ * in the report; {@code spark.overlap.parquet.decode=GPU} fails the task instead.
  */
 public final class ParquetPlanOrHost {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
@@ -25,14 +30,30 @@ public final class ParquetPlanOrHost {
 
   private ParquetPlanOrHost() {}
 
+  /** Checks that cuDF can read what a plan reads; throws when it cannot. */
+  @FunctionalInterface
+  interface Check {
+    void check(FilePlan plan) throws NotForGpu;
+  }
+
   /** The files' plans for the GPU's decode, or null for the host's. */
   static List<FilePlan> plans(TaskInput.Parquet in, OverlapConf job, JobReport report) {
+    return plans(in, job, report, ParquetPlanOrHost::cudfReadsFooter);
+  }
+
+  /** As above, each plan checked with {@code check} (a test's stands in for cuDF). */
+  static List<FilePlan> plans(
+      TaskInput.Parquet in, OverlapConf job, JobReport report, Check check) {
     ParquetDecodeMode mode0 = job.get(OverlapConf.PARQUET_DECODE);
     if (mode0 == ParquetDecodeMode.HOST) {
       return null;
     }
     try {
-      return in.input().plan(in.partition());
+      List<FilePlan> plans = in.input().plan(in.partition());
+      for (FilePlan p : plans) {
+        check.check(p);
+      }
+      return plans;
     } catch (NotForGpu e) {
       if (mode0 == ParquetDecodeMode.GPU) {
         throw new IllegalStateException(
@@ -51,5 +72,33 @@ public final class ParquetPlanOrHost {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Whether cuDF's Parquet reader parses {@code plan}'s footer, which Spark's reader has parsed: a
+   * reader made and closed. A fatal CUDA error is not the file's fault and is thrown as it is.
+   *
+   * @throws NotForGpu when cuDF refuses the footer, naming the file and cuDF's reason
+   */
+  static void cudfReadsFooter(FilePlan plan) throws NotForGpu {
+    cudfReadsFooter(plan.split().fileName(), plan.footer().bytes(), plan.columns().include());
+  }
+
+  /** As above, for a footer's bytes and the columns read. */
+  static void cudfReadsFooter(String file, byte[] footer, String[] columns) throws NotForGpu {
+    try (HybridScanReader r = ParquetSource.reader(footer, columns)) {
+      // Made, so the footer parsed.
+    } catch (CudfException e) {
+      throw new NotForGpu(footerRefused(file, e));
+    }
+  }
+
+  /** The reason for a footer cuDF refused: the file and the first line of cuDF's message. */
+  static String footerRefused(String file, Throwable cudf) {
+    String m = String.valueOf(cudf.getMessage()).lines().findFirst().orElse("").trim();
+    return file
+        + ": cuDF's Parquet reader cannot parse its footer, which Spark's reads ("
+        + m
+        + ")";
   }
 }

@@ -231,11 +231,15 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
 
   /** A cuDF reader of {@code plan}'s file with the columns read selected. */
   static HybridScanReader reader(FilePlan plan) {
-    byte[] footer = plan.footer().bytes();
+    return reader(plan.footer().bytes(), plan.columns().include());
+  }
+
+  /** A cuDF reader of a file with footer {@code footer}, reading {@code columns}. */
+  public static HybridScanReader reader(byte[] footer, String[] columns) {
     ParquetOptions options =
         ParquetOptions.builder()
             .withTimeUnit(DType.TIMESTAMP_MICROSECONDS)
-            .includeColumn(plan.columns().include())
+            .includeColumn(columns)
             .build();
     try (HostMemoryBuffer f = HostMemoryBuffer.allocate(footer.length, false)) {
       f.setBytes(0, footer, 0, footer.length);

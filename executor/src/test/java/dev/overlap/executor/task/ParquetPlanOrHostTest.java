@@ -1,0 +1,99 @@
+package dev.overlap.executor.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.input.parquet.FilePlan;
+import dev.overlap.executor.input.parquet.NotForGpu;
+import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.plan.ColumnarPlans;
+import dev.overlap.executor.testing.LocalSession;
+import java.nio.file.Files;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Parquet partition goes to the host, with the reason, when cuDF cannot read a file's footer that
+ * Spark reads; {@code spark.overlap.parquet.decode=GPU} fails it instead. cuDF itself is stood in
+ * for here (its check runs in ParquetScanGpuTest); the file with the footer it refuses is real, and
+ * Spark reads it.
+ */
+class ParquetPlanOrHostTest {
+  private static SparkSession spark;
+  private static String dir;
+
+  @BeforeAll
+  static void start() throws Exception {
+    spark = LocalSession.start("local[1]", "plan-or-host");
+    dir = Files.createTempDirectory("overlap-plan-or-host").resolve("t").toString();
+    spark
+        .range(0, 1000)
+        .selectExpr("id", "cast(id % 7 as int) as n")
+        .coalesce(1)
+        .write()
+        .parquet(dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  private static TaskInput.Parquet partition0() {
+    Dataset<Row> df = spark.read().parquet(dir);
+    var plan = ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution().executedPlan();
+    ColumnarPlans.Columnar c = ColumnarPlans.columnar(plan);
+    ParquetInput in = ParquetInput.of(c.parquetScan(), c.names(), df.schema(), spark);
+    return new TaskInput.Parquet(in, 0, Collections.emptyIterator());
+  }
+
+  /** What cuDF says of such a footer. */
+  private static void refused(FilePlan p) throws NotForGpu {
+    throw new NotForGpu(
+        ParquetPlanOrHost.footerRefused(
+            p.split().fileName(),
+            new RuntimeException(
+                "CUDF failure at: compact_protocol_reader.cpp:123: expected int32 field, got list"
+                    + " field instead\nstack")));
+  }
+
+  @Test
+  void aFooterCudfRefusesSendsThePartitionToTheHostWithTheReason() {
+    JobReport report = new JobReport(spark);
+    assertNull(
+        ParquetPlanOrHost.plans(partition0(), OverlapConf.defaults(), report, p -> refused(p)));
+    List<String> why = report.parquetFallbacks();
+    assertEquals(1, why.size(), why.toString());
+    assertTrue(
+        why.get(0)
+            .contains(
+                ".parquet: cuDF's Parquet reader cannot parse its footer, which Spark's reads (CUDF failure at: compact_protocol_reader.cpp:123: expected int32 field, got list field instead)"),
+        why.get(0));
+    // Accepted, the plans go to the GPU.
+    assertNotNull(ParquetPlanOrHost.plans(partition0(), OverlapConf.defaults(), null, p -> {}));
+  }
+
+  @Test
+  void gpuModeFailsTheTaskNamingTheFileAndTheSetting() {
+    OverlapConf gpu = OverlapConf.fromMap(Map.of(OverlapConf.PARQUET_DECODE.key(), "GPU"));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> ParquetPlanOrHost.plans(partition0(), gpu, null, p -> refused(p)));
+    assertTrue(e.getMessage().contains("cannot parse its footer"), e.getMessage());
+    assertTrue(e.getMessage().contains("spark.overlap.parquet.decode=GPU"), e.getMessage());
+  }
+}
