@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the GPU tests and the benchmarks on a GPU machine that received the bundle from
 # ../shared/gpu-bundle/pack.sh (see docs/benchmarks.md). Logs go to $OUT (or ./gpu-out).
-#   tools/gpu-suite.sh [tests] [copy] [spark] [rapids]    default: the first three
+#   tools/gpu-suite.sh [tests] [copy] [spark] [rapids] [class:NAME ...]    default: the first three
+#     class:NAME: the one test class NAME (dev.overlap...), its tests whatever their tags (recv.sh's
+#     test command scans the whole class path, so it cannot select a class)
 #     rapids: the tests tagged rapids (both plugins in one session), with the RAPIDS Accelerator's
 #     jar from pack.sh --rapids on the class path in place of cuDF's
 #   env: COPY_MODE (main or diag; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS
@@ -36,6 +38,15 @@ for s in "${steps[@]}"; do
     spark)
       bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.SparkPipelineBenchmark /tmp/overlap-bench \
         "${SPARK_GB:-16}" "${PASSES:-6}" "${SLOTS:-8}" 2>&1 | grep -v ' INFO ' | tee "$out/spark-bench.log" | tail -45
+      rc=$((rc | PIPESTATUS[0])) ;;
+    class:*)
+      name="${s#class:}"
+      # shellcheck disable=SC2016 # expanded by the shell recv.sh starts
+      CLASS="$name" bash .gpu-bundle/recv.sh run bash -c '
+        lib="$(dirname "$(tr : "\n" <<<"$GPU_BUNDLE_CP" | grep "\.jar$" | head -1)")"
+        exec java -jar "$lib/junit-platform-console-standalone.jar" execute \
+          --class-path "$GPU_BUNDLE_CP" --select-class "$CLASS" --details=tree' \
+        2>&1 | tee "$out/class-${name##*.}.log" | tail -40
       rc=$((rc | PIPESTATUS[0])) ;;
     *) echo "unknown step $s" >&2; exit 2 ;;
   esac

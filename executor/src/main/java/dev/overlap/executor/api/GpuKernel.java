@@ -8,10 +8,13 @@ import org.apache.spark.sql.types.StructType;
  * A computation on one batch of rows resident on the GPU: a cuDF {@link Table} in, a {@link Table}
  * out. {@link GpuPartitions#map} applies it to every batch of every partition.
  *
- * <p><b>Where it runs.</b> {@link #apply} runs on the executor's single compute thread, not on the
- * task's thread: there is no {@code TaskContext} there, and cuDF calls run on that thread's
- * per-thread default stream while the next batch is being copied in on the copy stream. Keep it to
- * GPU work: blocking I/O in a kernel stalls every task of the executor.
+ * <p><b>Where it runs.</b> {@link #apply} runs on one of the executor's compute threads ({@code
+ * spark.overlap.pipeline.computeThreads}), not on the task's thread: there is no {@code
+ * TaskContext} there, and cuDF calls run on that thread's per-thread default stream while the next
+ * batch is being copied in on the copy stream. All of a task's batches go through the same compute
+ * thread, in order; other tasks' kernels may run at the same time on the other threads, so a kernel
+ * must not keep state shared between calls unless it is thread-safe. Keep it to GPU work: blocking
+ * I/O in a kernel stalls every task that thread serves.
  *
  * <p><b>Memory.</b> The input table belongs to the pipeline, which closes it after {@code apply}
  * returns: do not close it and do not keep it. Close every intermediate column you create
@@ -35,7 +38,7 @@ public interface GpuKernel extends Serializable {
    */
   StructType outputSchema(StructType input);
 
-  /** Runs on the GPU compute thread; see the class comment for what that means. */
+  /** Runs on a GPU compute thread; see the class comment for what that means. */
   Table apply(Table input);
 
   /**

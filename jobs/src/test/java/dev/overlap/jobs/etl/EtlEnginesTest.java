@@ -56,6 +56,23 @@ public class EtlEnginesTest {
     assertSameOutputs(data + "/lineitem", "default");
   }
 
+  @Test
+  void q1AddsUpItsPartialRowsInOneStageAfterTheKernels() {
+    EtlInputs.Kinds k = otherGenerators().findFirst().orElseThrow();
+    EtlInputs.write(spark, tmp, k, 500, 7);
+    Dataset<Row> lineitem = spark.read().parquet(tmp.resolve(k.name()).toString());
+    Dataset<Row> q1 =
+        KernelQueries.q1(
+            lineitem, EtlShape.of(lineitem), dev.overlap.executor.api.PipelineReport.create(spark));
+    q1.collectAsList();
+    String all =
+        ((org.apache.spark.sql.classic.Dataset<Row>) q1).queryExecution().executedPlan().toString();
+    String plan = all.substring(all.indexOf("== Final Plan =="), all.indexOf("== Initial Plan =="));
+    // One exchange, into a single partition: the grouping and the order need no other.
+    assertEquals(1, plan.split("Exchange ", -1).length - 1, plan);
+    assertTrue(plan.contains("Exchange SinglePartition"), plan);
+  }
+
   static Stream<EtlInputs.Kinds> otherGenerators() {
     return EtlInputs.cases().stream()
         .filter(
