@@ -34,7 +34,7 @@ public final class Revenue implements GpuKernel {
   }
 
   @Override
-  public Table apply(Table in) { // runs on the executor's GPU compute thread
+  public Table apply(Table in) { // runs on one of the executor's GPU compute threads
     DType scale4 = DType.create(DType.DTypeEnum.DECIMAL64, -4);
     try (ColumnVector r = in.getColumn(0).binaryOp(BinaryOp.MUL, in.getColumn(1), scale4);
         Scalar sum = r.sum(scale4);

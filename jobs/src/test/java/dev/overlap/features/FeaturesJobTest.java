@@ -166,6 +166,52 @@ class FeaturesJobTest {
     assertEquals(60, out.count());
   }
 
+  // ---- nested and binary columns ---------------------------------------------------------------
+
+  @Test
+  void nestedAndBinaryColumnsPassThroughUnchanged(@TempDir Path dir) {
+    StructType schema =
+        new StructType()
+            .add("n", DataTypes.DoubleType)
+            .add("tags", DataTypes.createArrayType(DataTypes.StringType, true))
+            .add(
+                "rec",
+                new StructType()
+                    .add("a", DataTypes.IntegerType)
+                    .add(
+                        "b",
+                        new StructType()
+                            .add("c", DataTypes.createArrayType(DataTypes.LongType, true))))
+            .add("props", DataTypes.createMapType(DataTypes.StringType, DataTypes.StringType))
+            .add("blob", DataTypes.BinaryType);
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      int k = i % 4;
+      rows.add(
+          RowFactory.create(
+              i * 0.5,
+              k == 0 ? null : k == 1 ? List.of() : java.util.Arrays.asList("t" + i, null),
+              k == 2
+                  ? null
+                  : RowFactory.create(
+                      k == 3 ? null : i,
+                      RowFactory.create(k == 1 ? null : java.util.Arrays.asList(1L, null))),
+              k == 3 ? null : java.util.Map.of("k" + i, "v" + i),
+              k == 1 ? null : new byte[] {(byte) i, 7}));
+    }
+    String in = dir.resolve("in").toString();
+    spark.createDataFrame(rows, schema).repartition(3).write().parquet(in);
+    String output = dir.resolve("out").toString();
+    assertEquals(60, TestFeaturesJob.run(spark, in, output, 3, new JobSummary("features")));
+    String json =
+        "to_json(named_struct('t', tags, 'r', rec, 'p', props, 'b', base64(blob)),"
+            + " map('ignoreNullFields', 'false'))";
+    // Rows matched by n, which the job standardizes: the order of n_std is n's.
+    List<Row> want = spark.read().parquet(in).orderBy("n").selectExpr(json).collectAsList();
+    List<Row> got = spark.read().parquet(output).orderBy("n_std").selectExpr(json).collectAsList();
+    assertEquals(want, got);
+  }
+
   // ---- NaN and infinities --------------------------------------------------------------------
 
   private static final StructType NON_FINITE_SCHEMA =

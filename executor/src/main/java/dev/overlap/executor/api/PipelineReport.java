@@ -76,6 +76,13 @@ public interface PipelineReport extends Serializable {
    */
   Optional<String> pluginNotLoaded();
 
+  /**
+   * Empty when the GPU takes the input and output schemas of the kernels this report records.
+   * Otherwise why not (the columns of types the GPU does not take yet, such as arrays, structs,
+   * maps and binary): their tasks ran the kernel's CPU implementation on every executor.
+   */
+  Optional<String> gpuNotTaken();
+
   /** Summed time the task threads waited for a free pinned staging buffer. */
   long stagingWaitNanos();
 

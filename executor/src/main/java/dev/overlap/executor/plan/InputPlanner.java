@@ -24,6 +24,9 @@ final class InputPlanner {
 
   /** The input path of a job whose output is rows. */
   static PlannedInput forMap(JobSetup s) {
+    if (s.runner().cpuOnly()) {
+      return rows(s);
+    }
     RapidsInputMode mode = s.job().get(OverlapConf.RAPIDS_INPUT);
     boolean enabled = s.job().get(OverlapConf.ENABLED);
     boolean onClassPath = RapidsInput.present(InputPlanner.class.getClassLoader());
@@ -56,6 +59,9 @@ final class InputPlanner {
 
   /** The input path of a job whose output is Parquet files: never RAPIDS' batches. */
   static PlannedInput forWrite(JobSetup s) {
+    if (s.runner().cpuOnly()) {
+      return rows(s);
+    }
     ColumnarPlans.Columnar columnar =
         RapidsInput.ownScanFirst(
                 s.sparkConf(),
@@ -75,9 +81,14 @@ final class InputPlanner {
     return columnarOrRows(s, columnar);
   }
 
+  /** Spark's rows, for a kernel's CPU implementation on every executor. */
+  private static PlannedInput rows(JobSetup s) {
+    return new PlannedInput.Rows(s.ds().queryExecution().toRdd());
+  }
+
   private static PlannedInput columnarOrRows(JobSetup s, ColumnarPlans.Columnar columnar) {
     if (columnar == null) {
-      return new PlannedInput.Rows(s.ds().queryExecution().toRdd());
+      return rows(s);
     }
     FileSourceScanExec scan = columnar.parquetScan();
     ParquetInput parquet =

@@ -95,6 +95,7 @@ public final class JobReport implements PipelineReport {
   }
 
   private volatile String pluginNotLoaded;
+  private volatile String gpuNotTaken;
 
   /**
    * On the driver: a kernel was applied in a session without the plugin (checked while it is
@@ -107,6 +108,16 @@ public final class JobReport implements PipelineReport {
   @Override
   public java.util.Optional<String> pluginNotLoaded() {
     return java.util.Optional.ofNullable(pluginNotLoaded);
+  }
+
+  /** On the driver: the GPU does not take a kernel's schemas, so every task runs on the CPU. */
+  public void markGpuNotTaken(String reason) {
+    gpuNotTaken = reason;
+  }
+
+  @Override
+  public java.util.Optional<String> gpuNotTaken() {
+    return java.util.Optional.ofNullable(gpuNotTaken);
   }
 
   public void addFallback(String reason) {

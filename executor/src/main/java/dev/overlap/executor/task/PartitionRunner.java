@@ -58,6 +58,9 @@ public final class PartitionRunner implements Serializable {
   private final JobReport report;
   // The job's values of the keys that are not startup-only, from OverlapConf.jobSettings.
   private final Map<String, String> jobSettings;
+  // Why the GPU does not take the kernel's schemas (every task runs its CPU implementation); null
+  // when it does.
+  private final String gpuNotTaken;
   private transient OverlapConf jobConf;
 
   public PartitionRunner(
@@ -66,11 +69,31 @@ public final class PartitionRunner implements Serializable {
       StructType outSchema,
       JobReport report,
       Map<String, String> jobSettings) {
+    this(kernel, inSchema, outSchema, report, jobSettings, null);
+  }
+
+  /**
+   * @param gpuNotTaken why the GPU does not take the kernel's schemas, so that every task runs the
+   *     kernel's CPU implementation (which it has); null when it does
+   */
+  public PartitionRunner(
+      GpuKernel kernel,
+      StructType inSchema,
+      StructType outSchema,
+      JobReport report,
+      Map<String, String> jobSettings,
+      String gpuNotTaken) {
     this.kernel = kernel;
     this.inSchema = inSchema;
     this.outSchema = outSchema;
     this.report = report;
     this.jobSettings = jobSettings;
+    this.gpuNotTaken = gpuNotTaken;
+  }
+
+  /** Whether every task runs the kernel's CPU implementation, the GPU not taking its schemas. */
+  public boolean cpuOnly() {
+    return gpuNotTaken != null;
   }
 
   /** Per-job keys from the job's settings; startup keys are the executor's. */
@@ -123,7 +146,7 @@ public final class PartitionRunner implements Serializable {
   }
 
   private boolean useGpu() {
-    return GpuOrCpu.useGpu(kernel, job());
+    return gpuNotTaken == null && GpuOrCpu.useGpu(kernel, job());
   }
 
   /** The GPU path of a Parquet partition, its results as {@code mode} makes them. */

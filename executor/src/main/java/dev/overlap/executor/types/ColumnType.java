@@ -205,24 +205,41 @@ public enum ColumnType {
    * @throws UnsupportedColumnException naming every column whose type is not supported
    */
   public static ColumnType[] forSchema(StructType schema, String what) {
+    java.util.Optional<String> bad = unsupported(schema, what);
+    if (bad.isPresent()) {
+      throw new UnsupportedColumnException(bad.get() + ". Cast or drop the column first.");
+    }
     ColumnType[] out = new ColumnType[schema.fields().length];
-    List<String> bad = new ArrayList<>();
     for (int i = 0; i < out.length; i++) {
-      StructField f = schema.fields()[i];
-      out[i] = of(f.dataType());
-      if (out[i] == null) {
+      out[i] = of(schema.fields()[i].dataType());
+    }
+    return out;
+  }
+
+  /**
+   * Why the GPU does not take {@code schema}: every column whose type is not supported, named with
+   * its type, and the supported types; empty when it takes every column.
+   *
+   * @param what names the schema ("input of GpuPartitions.map", ...)
+   */
+  public static java.util.Optional<String> unsupported(StructType schema, String what) {
+    return unsupportedColumns(schema)
+        .map(
+            bad -> what + ": unsupported column type: " + bad + ". Supported: " + supportedTypes());
+  }
+
+  /**
+   * The columns of {@code schema} whose type is not supported, each with its type; empty if none.
+   */
+  public static java.util.Optional<String> unsupportedColumns(StructType schema) {
+    List<String> bad = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      if (of(f.dataType()) == null) {
         bad.add("'" + f.name() + "' (" + f.dataType().simpleString() + ")");
       }
     }
-    if (!bad.isEmpty()) {
-      throw new UnsupportedColumnException(
-          what
-              + ": unsupported column type: "
-              + String.join(", ", bad)
-              + ". Supported: "
-              + supportedTypes()
-              + ". Cast or drop the column first.");
-    }
-    return out;
+    return bad.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(String.join(", ", bad));
   }
 }

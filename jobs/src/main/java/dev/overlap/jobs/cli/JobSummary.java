@@ -117,6 +117,9 @@ public final class JobSummary {
     // A step applied in a session without the plugin: what to set to load it.
     java.util.Optional<String> noPlugin =
         reports.values().stream().flatMap(r -> r.pluginNotLoaded().stream()).findFirst();
+    // A step whose columns the GPU does not take yet ran its kernel's CPU implementation.
+    java.util.Optional<String> notTaken =
+        reports.values().stream().flatMap(r -> r.gpuNotTaken().stream()).findFirst();
     String path =
         gpuTasks > 0 && cpuTasks == 0
             ? "GPU"
@@ -124,6 +127,7 @@ public final class JobSummary {
                 ? "mixed GPU and CPU"
                 : noPlugin
                     .map(set -> "CPU path: plugin not loaded (set " + set + ")")
+                    .or(() -> notTaken.map(why -> "CPU (" + why + ")"))
                     .orElse("CPU (" + GpuStatus.current().reason() + ")");
     sb.append("==== overlap ").append(job).append(" ====\n");
     if (in >= 0) {

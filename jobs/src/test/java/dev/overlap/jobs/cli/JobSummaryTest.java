@@ -147,6 +147,16 @@ public class JobSummaryTest {
   }
 
   @Test
+  void aStepWhoseColumnsTheGpuDoesNotTakeSaysSoOnThePathLine() {
+    JobSummary summary = new JobSummary("etl");
+    String why = "input of K: unsupported column type: 'tags' (array<string>). Supported: int";
+    summary.add(
+        "Q1", report(java.util.Map.of("gpuNotTaken", java.util.Optional.of(why), "cpuTasks", 2L)));
+    String text = summary.render(4, 2);
+    assertTrue(text.contains("path           CPU (" + why + ")\n"), text);
+  }
+
+  @Test
   void aSessionWithThePluginIsNotCalledOneWithout() {
     JobSummary summary = new JobSummary("etl");
     summary.add("Q1", report(java.util.Map.of("cpuTasks", 3L)));

@@ -1,0 +1,128 @@
+package dev.overlap.executor.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.overlap.executor.api.GpuPartitions;
+import dev.overlap.executor.api.ParquetOutput;
+import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.testing.LocalSession;
+import dev.overlap.executor.testing.NestedData;
+import dev.overlap.executor.testing.NoCpuKernel;
+import dev.overlap.executor.testing.PassThroughKernel;
+import dev.overlap.executor.types.UnsupportedColumnException;
+import java.nio.file.Files;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Columns the GPU does not take yet (arrays, structs, maps, binary) reach a kernel's CPU
+ * implementation on every executor, with Spark's own values, in map and in write; the report says
+ * why. A kernel without a CPU implementation, or a job that forbids the CPU path, is refused before
+ * any work, naming the columns.
+ */
+class NestedColumnsCpuTest {
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark =
+        LocalSession.start(
+            "local[2]", "nested-cpu", "spark.plugins", "dev.overlap.executor.OverlapPlugin");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  /**
+   * Rows sorted by id, each as Spark's JSON of its values: every nested value and null at every
+   * level (nulls written, not left out), the bytes as base64.
+   */
+  private static List<String> byId(Dataset<Row> df) {
+    return df
+        .selectExpr(
+            "id",
+            "to_json(named_struct('t', tags, 'e', emb, 'r', rec, 'p', props, 'b', base64(blob)),"
+                + " map('ignoreNullFields', 'false')) as j")
+        .orderBy("id")
+        .collectAsList()
+        .stream()
+        .map(r -> r.getLong(0) + " " + r.getString(1))
+        .toList();
+  }
+
+  @Test
+  void nestedAndBinaryColumnsReachTheCpuImplementationAsSparkReadsThem() {
+    Dataset<Row> df = NestedData.frame(spark, 700, 3);
+    PipelineReport report = PipelineReport.create(spark);
+    Dataset<Row> out = GpuPartitions.map(df, new PassThroughKernel(), report);
+    assertEquals(NestedData.SCHEMA, out.schema());
+    List<String> want = byId(df);
+    assertEquals(want, byId(out));
+    // The cases are all there: a null list, an empty one, one holding a null, and so on.
+    assertTrue(
+        want.contains(
+            "2 {\"t\":[\"a2\",null,\"b\"],\"e\":[1.0,-1.0,\"NaN\"],\"r\":{\"a\":2,\"b\":{\"c\":\"c2\",\"d\":null}},\"p\":null,\"b\":\"AgD+\"}"),
+        want.get(2));
+    // One run of the job, counted: every task on the CPU path.
+    PipelineReport once = PipelineReport.create(spark);
+    assertEquals(700, GpuPartitions.map(df, new PassThroughKernel(), once).count());
+    assertEquals(0, once.gpuTasks());
+    assertEquals(3, once.cpuTasks());
+    assertEquals(700, once.rowsIn());
+    String why = report.gpuNotTaken().orElseThrow();
+    assertTrue(
+        why.contains(
+            "'tags' (array<string>), 'emb' (array<float>), 'rec' (struct<a:int,b:struct<c:string,d:array<int>>>),"
+                + " 'props' (map<string,string>), 'blob' (binary)"),
+        why);
+  }
+
+  @Test
+  void aWriteOfNestedColumnsReadsBackAsItsInput() throws Exception {
+    Dataset<Row> df = NestedData.frame(spark, 300, 2);
+    String dir = Files.createTempDirectory("overlap-nested-write").resolve("out").toString();
+    GpuPartitions.write(df, new PassThroughKernel(), ParquetOutput.to(dir));
+    Dataset<Row> back = spark.read().parquet(dir);
+    assertEquals(NestedData.SCHEMA.fieldNames().length, back.schema().fields().length);
+    assertEquals(byId(df), byId(back));
+  }
+
+  @Test
+  void aSupportedSchemaReportsNothingNotTaken() {
+    PipelineReport report = PipelineReport.create(spark);
+    GpuPartitions.map(spark.range(10).toDF(), new PassThroughKernel(), report).count();
+    assertTrue(report.gpuNotTaken().isEmpty());
+  }
+
+  @Test
+  void withoutACpuImplementationOrWithTheCpuPathForbiddenItIsRefusedNamingTheColumns() {
+    Dataset<Row> df = NestedData.frame(spark, 10, 1);
+    UnsupportedColumnException e =
+        assertThrows(
+            UnsupportedColumnException.class, () -> GpuPartitions.map(df, new NoCpuKernel()));
+    assertTrue(e.getMessage().contains("'tags' (array<string>)"), e.getMessage());
+    assertTrue(e.getMessage().contains("give the kernel a cpu() implementation"), e.getMessage());
+    spark.conf().set("spark.overlap.noGpu.mode", "FAIL");
+    try {
+      UnsupportedColumnException f =
+          assertThrows(
+              UnsupportedColumnException.class,
+              () -> GpuPartitions.map(df, new PassThroughKernel()));
+      assertTrue(f.getMessage().contains("'blob' (binary)"), f.getMessage());
+      assertTrue(f.getMessage().contains("spark.overlap.noGpu.mode=FAIL"), f.getMessage());
+    } finally {
+      spark.conf().unset("spark.overlap.noGpu.mode");
+    }
+  }
+}
