@@ -139,14 +139,29 @@ final class PipelineThreads {
     uploader.offer(b);
   }
 
-  /**
-   * Whether a thread of a stage after {@code stage} has a batch queued or running. Other compute
-   * threads do not count for a compute thread: two that ran out of memory at once would each wait
-   * for the other.
-   */
+  /** Whether a thread of a stage after {@code stage} has a batch queued or running. */
   boolean busyAfter(PipelineStage stage) {
     return downloaders.stream().anyMatch(StageThread::busy)
         || (stage == PipelineStage.UPLOAD && computers.stream().anyMatch(StageThread::busy));
+  }
+
+  /** Each download thread's {@link StageThread#mark} now. */
+  long[] downloadMarks() {
+    long[] m = new long[downloaders.size()];
+    for (int i = 0; i < m.length; i++) {
+      m[i] = downloaders.get(i).mark();
+    }
+    return m;
+  }
+
+  /** Whether every download thread is {@link StageThread#past} its mark in {@code marks}. */
+  boolean downloadsPast(long[] marks) {
+    for (int i = 0; i < marks.length; i++) {
+      if (!downloaders.get(i).past(marks[i])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

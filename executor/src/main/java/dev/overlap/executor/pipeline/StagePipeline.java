@@ -268,12 +268,22 @@ public final class StagePipeline implements AutoCloseable {
   /**
    * After a device allocation failed in {@code stage}: waits until the batches ahead of {@code b}
    * in the later stages are done (their device memory freed, their budget bytes back), so that the
-   * stage can run again with what they held.
+   * stage can run again with what they held. After upload: until the compute and download threads
+   * are idle (nothing new reaches them meanwhile). After compute: until the batches the download
+   * threads had been given by then have gone on; the other compute threads keep handing them more,
+   * which a wait for idle threads would wait for too.
    *
    * @return false when the pipeline closes or {@code b}'s task ends first
    */
   boolean drainAfter(PipelineStage stage, Batch<?> b) {
-    while (threads.busyAfter(stage)) {
+    java.util.function.BooleanSupplier waiting;
+    if (stage == PipelineStage.COMPUTE) {
+      long[] marks = threads.downloadMarks();
+      waiting = () -> !threads.downloadsPast(marks);
+    } else {
+      waiting = () -> threads.busyAfter(stage);
+    }
+    while (waiting.getAsBoolean()) {
       if (closed.get() || !b.lane().isLive(b)) {
         return false;
       }

@@ -32,6 +32,11 @@ final class StageThread extends Thread {
   private volatile Batch<?> running;
   // Batches offered and not yet passed on, failed or dropped: queued or running.
   private final AtomicInteger work = new AtomicInteger();
+  // Batches ever offered here, and ever gone on from here (passed on, failed or dropped).
+  private final java.util.concurrent.atomic.AtomicLong offered =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong gone =
+      new java.util.concurrent.atomic.AtomicLong();
 
   StageThread(
       StagePipeline pipeline,
@@ -49,7 +54,18 @@ final class StageThread extends Thread {
 
   void offer(Batch<?> b) {
     work.incrementAndGet();
+    offered.incrementAndGet();
     queue.add(b);
+  }
+
+  /** How many batches were offered here so far: a mark for {@link #past}. */
+  long mark() {
+    return offered.get();
+  }
+
+  /** Whether as many batches have gone on from here as had been offered at {@code mark}. */
+  boolean past(long mark) {
+    return gone.get() >= mark;
   }
 
   /** Whether a batch is queued here or running (counted until it is passed on). */
@@ -121,6 +137,7 @@ final class StageThread extends Thread {
       if (b != STOP) {
         b.abandon(closedCause());
         work.decrementAndGet();
+        gone.incrementAndGet();
       }
     }
   }
@@ -162,6 +179,7 @@ final class StageThread extends Thread {
         runStage(b);
       } finally {
         work.decrementAndGet();
+        gone.incrementAndGet();
       }
     }
   }

@@ -17,8 +17,9 @@ import java.util.concurrent.CountDownLatch;
  * ({@link GpuHealth}) is reported as {@link GpuStatus.State#NO_GPU}, with the error as reason.
  *
  * <p>The GPU starts on a thread of its own ({@code spark.overlap.gpu.backgroundStart}): between
- * {@link #starting} and {@link #started}, every getter but {@link #runtimeIfStarted} waits for the
- * start to end, so a task decides GPU or CPU on what the start found.
+ * {@link #starting} and {@link #started}, every getter but {@link #executorId} and {@link
+ * #runtimeIfStarted} waits for the start to end, so a task decides GPU or CPU on what the start
+ * found.
  */
 public final class ExecutorState {
   private static volatile GpuStatus status =
@@ -34,6 +35,10 @@ public final class ExecutorState {
   private static volatile TraceRecorder trace;
   // Counted down when the start that began ends; a latch already at zero when none runs.
   private static volatile CountDownLatch start = new CountDownLatch(0);
+  private static volatile String startedOn;
+
+  /** How long {@link #stopped} waits for a start still running. */
+  static final long STOP_WAIT_MILLIS = 120_000;
 
   private ExecutorState() {}
 
@@ -86,9 +91,11 @@ public final class ExecutorState {
   }
 
   /**
-   * The executor's GPU start began on a thread of its own: the getters wait for {@link #started}.
+   * Executor {@code id}'s GPU start began on a thread of its own: the getters but {@link
+   * #executorId} and {@link #runtimeIfStarted} wait for {@link #started}.
    */
-  static synchronized void starting() {
+  static synchronized void starting(String id) {
+    executorId = id;
     start = new CountDownLatch(1);
   }
 
@@ -106,7 +113,13 @@ public final class ExecutorState {
     runtime = r;
     health = h;
     trace = t;
+    startedOn = Thread.currentThread().getName();
     start.countDown();
+  }
+
+  /** The thread that published the last start: for tests. */
+  static String startedOn() {
+    return startedOn;
   }
 
   /**
@@ -133,15 +146,28 @@ public final class ExecutorState {
   }
 
   /**
-   * Waits for a start still running, clears the state and returns the runtime for the caller to
-   * close.
+   * Waits (at most {@link #STOP_WAIT_MILLIS}, and not past an interrupt) for a start still running,
+   * clears the state and returns the runtime for the caller to close: null when the start had not
+   * ended, whose runtime then stays unclosed.
    */
   static GpuRuntime stopped() {
-    awaitStart();
-    return clear();
+    CountDownLatch l = start;
+    boolean ended;
+    try {
+      ended = l.await(STOP_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      ended = false;
+    }
+    GpuRuntime r = clear();
+    return ended ? r : null;
   }
 
   private static synchronized GpuRuntime clear() {
+    // Whoever still waits for a start that did not end goes on, and sees the executor shut down.
+    CountDownLatch waited = start;
+    start = new CountDownLatch(0);
+    waited.countDown();
     GpuRuntime r = runtime;
     runtime = null;
     health = null;

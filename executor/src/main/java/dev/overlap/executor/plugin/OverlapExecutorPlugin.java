@@ -92,24 +92,35 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     onFatal = policy;
     registerMetrics(ctx.metricRegistry());
     Runnable start = () -> startGpu(id, conf, policy, enabled, assigned, recorder, begin);
-    String plugins = ctx.conf().get("spark.plugins", "");
+    // Spark starts spark.plugins.defaultList's plugins first, then spark.plugins'.
+    String plugins =
+        ctx.conf().get("spark.plugins.defaultList", "") + "," + ctx.conf().get("spark.plugins", "");
     if (conf.get(OverlapConf.GPU_BACKGROUND_START) && !rapidsStartsAfter(plugins)) {
       // Loading cuDF's native libraries and allocating the pools take seconds; Spark starts the
       // session and the driver plans meanwhile. Whatever asks for the executor's state waits.
-      ExecutorState.starting();
-      Thread t = new Thread(start, "overlap-gpu-start");
+      ExecutorState.starting(id);
+      Thread t = new Thread(start, START_THREAD);
       t.setDaemon(true);
-      t.start();
+      try {
+        t.start();
+      } catch (RuntimeException | Error e) {
+        // No room for another thread: the start runs here, and publishes as ever.
+        LOG.warn("Overlap: the GPU's start thread did not start ({}); starting in init", e);
+        start.run();
+      }
     } else {
       start.run();
     }
   }
 
+  /** The thread the GPU starts on, unless {@code spark.overlap.gpu.backgroundStart=false}. */
+  static final String START_THREAD = "overlap-gpu-start";
+
   /** The RAPIDS Accelerator's plugin class, which sets up RMM and the pinned pool in its init. */
   static final String RAPIDS_PLUGIN = "com.nvidia.spark.SQLPlugin";
 
   /**
-   * Whether {@code plugins} (Spark's {@code spark.plugins}, started in its order) names the RAPIDS
+   * Whether {@code plugins} (Spark's plugin lists, started in their order) names the RAPIDS
    * Accelerator after Overlap: its init would then set up RMM while ours may be doing so on a
    * thread of its own, so ours starts in init as before. Listed first, RAPIDS has finished its set
    * up before ours begins.
@@ -136,13 +147,9 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
       long begin) {
     long chosen = System.nanoTime();
     long setUp = chosen;
-    GpuStatus status;
+    GpuStatus status = noGpu("the GPU's start did not end");
     GpuRuntime runtime = null;
     Throwable setupFailure = null;
-    String how =
-        conf.get(OverlapConf.NO_GPU_MODE) == NoGpuMode.CPU
-            ? "kernels run their CPU implementation"
-            : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
     try {
       if (!enabled) {
         status = noGpu(OverlapConf.ENABLED.key() + "=false");
@@ -177,12 +184,23 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
             runtime != null ? "GPU path" : "no GPU: a span per partition of the CPU path");
       }
     } catch (RuntimeException | Error e) {
-      // Nothing above is meant to throw; whatever did, the executor runs without a GPU.
+      // Nothing above is meant to throw. Before the GPU was set up, the executor runs without one;
+      // after (the timeline's listener, a log line), the GPU works and stays in use.
       setupFailure = e;
-      status = noGpu("starting the plugin failed: " + e);
+      if (runtime == null) {
+        status = noGpu("starting the plugin failed: " + e);
+      } else {
+        LOG.error("Overlap: executor {}: a step after the GPU's set-up failed", id, e);
+      }
+    } finally {
+      // Always published, so that nothing waits for a start that ended.
+      ExecutorState.started(
+          id, conf, status, runtime, runtime == null ? null : runtime.health(), recorder);
     }
-    ExecutorState.started(
-        id, conf, status, runtime, runtime == null ? null : runtime.health(), recorder);
+    String how =
+        conf.get(OverlapConf.NO_GPU_MODE) == NoGpuMode.CPU
+            ? "kernels run their CPU implementation"
+            : "GPU jobs fail (" + OverlapConf.NO_GPU_MODE.key() + "=FAIL)";
     TIMES.info(
         "executor {}'s plugin started in {} ms: the GPU found {} ms (cuDF's native libraries"
             + " loaded on the first CUDA call), set up {} ms",
@@ -199,7 +217,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
           ByteSize.format(conf.get(OverlapConf.STAGING_BUFFER_SIZE)),
           runtime.stagingPinned() ? "pinned" : "PAGEABLE",
           ByteSize.format(conf.get(OverlapConf.PREFETCH_MAX_BYTES)));
-    } else if (setupFailure != null) {
+    } else if (setupFailure != null && !status.gpu()) {
       // One line for the failure, with its stack trace: the reason is not logged a second time.
       LOG.error(
           "Overlap: executor {} has no usable GPU ({}): {}",
@@ -299,7 +317,10 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     registry.register("batches", gauge(r -> r.pipeline().metrics().snapshot().batches()));
     registry.register("bytesUploaded", gauge(r -> r.pipeline().metrics().snapshot().bytes()));
     registry.register("deviceBytesInFlight", gauge(r -> r.pipeline().budget().inFlight()));
-    registry.register("stagingBuffersFree", gauge(r -> (long) r.staging().available()));
+    registry.register(
+        "stagingBuffersFree",
+        (Gauge<Integer>)
+            () -> ExecutorState.runtimeIfStarted().map(r -> r.staging().available()).orElse(0));
   }
 
   private static Gauge<Long> gauge(java.util.function.ToLongFunction<GpuRuntime> read) {

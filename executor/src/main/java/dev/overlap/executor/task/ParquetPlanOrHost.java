@@ -5,11 +5,14 @@ import ai.rapids.cudf.HybridScanReader;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
 import dev.overlap.executor.input.parquet.FilePlan;
+import dev.overlap.executor.input.parquet.FileSplit;
 import dev.overlap.executor.input.parquet.NotForGpu;
 import dev.overlap.executor.input.parquet.ParquetSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -27,6 +30,18 @@ public final class ParquetPlanOrHost {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
   // Each fallback reason is logged once per executor.
   private static final Set<String> FALLBACKS_LOGGED = ConcurrentHashMap.newKeySet();
+
+  // cuDF's verdict on a file's footer, per file (path, size, modification time) and columns read:
+  // empty when it parses, else the reason. Each task of a file would otherwise parse it again.
+  private static final Map<String, String> VERDICTS =
+      new LinkedHashMap<>(64, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+          return size() > 4096;
+        }
+      };
 
   private ParquetPlanOrHost() {}
 
@@ -81,7 +96,33 @@ public final class ParquetPlanOrHost {
    * @throws NotForGpu when cuDF refuses the footer, naming the file and cuDF's reason
    */
   static void cudfReadsFooter(FilePlan plan) throws NotForGpu {
-    cudfReadsFooter(plan.split().fileName(), plan.footer().bytes(), plan.columns().include());
+    FileSplit f = plan.split();
+    String key =
+        f.path()
+            + "@"
+            + f.fileSize()
+            + "@"
+            + f.modificationTime()
+            + "@"
+            + String.join(",", plan.columns().include());
+    String refused;
+    synchronized (VERDICTS) {
+      refused = VERDICTS.get(key);
+    }
+    if (refused == null) {
+      try {
+        cudfReadsFooter(f.fileName(), plan.footer().bytes(), plan.columns().include());
+        refused = "";
+      } catch (NotForGpu e) {
+        refused = e.reason();
+      }
+      synchronized (VERDICTS) {
+        VERDICTS.put(key, refused);
+      }
+    }
+    if (!refused.isEmpty()) {
+      throw new NotForGpu(refused);
+    }
   }
 
   /** As above, for a footer's bytes and the columns read. */

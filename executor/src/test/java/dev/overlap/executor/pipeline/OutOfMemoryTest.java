@@ -210,6 +210,57 @@ class OutOfMemoryTest {
   }
 
   @Test
+  void withSeveralComputeThreadsARetryWaitsOnlyForTheDownloadsAheadOfIt() throws Exception {
+    pipeline =
+        new StagePipeline(
+            new DeviceBudget(BUDGET),
+            new StagePipeline.Threads(
+                "t", null, 2, 1, StagePipeline.CLOSE_LOG_EVERY, StagePipeline.CLOSE_GIVE_UP));
+    CountDownLatch streaming = new CountDownLatch(5);
+    Device device =
+        new Device() {
+          @Override
+          void beforeDownload(Rows in) throws Exception {
+            if (in.values[0] < 100_000) {
+              // Task b's downloads are slow, and its other compute thread keeps them coming.
+              Thread.sleep(5);
+              streaming.countDown();
+            }
+          }
+        };
+    device.failOnceAt = 100_000;
+    TaskLane<Rows, Rows> b = pipeline.openLane("b", device, 3);
+    TaskLane<Rows, Rows> a = pipeline.openLane("a", device, 3);
+    java.util.concurrent.ExecutorService tasks =
+        java.util.concurrent.Executors.newFixedThreadPool(1);
+    try {
+      java.util.concurrent.Future<List<Integer>> fb = tasks.submit(() -> run(b, 200, 4));
+      assertTrue(streaming.await(10, TimeUnit.SECONDS));
+      List<Integer> got = new ArrayList<>();
+      try (a) {
+        a.submit(Rows.range(100_000, 100_004), 40);
+        try (Rows r = a.next()) {
+          IntStream.of(r.values).forEach(got::add);
+        }
+      }
+      assertEquals(List.of(101_000, 101_001, 101_002, 101_003), got);
+      List<String> e = List.copyOf(device.events);
+      assertTrue(e.contains("compute oom 100000+4"), e.toString());
+      // a's batch came back while b still had most of its batches to go.
+      long bDone =
+          e.stream()
+              .filter(x -> x.startsWith("download ") && !x.startsWith("download 100000"))
+              .count();
+      assertTrue(bDone < 150, "a waited for " + bDone + " of b's 200 downloads");
+      assertEquals(expected(800), fb.get(30, TimeUnit.SECONDS));
+    } finally {
+      tasks.shutdownNow();
+    }
+    assertEquals(1, pipeline.metrics().outOfMemoryRetries());
+    assertEquals(0, pipeline.budget().inFlight());
+  }
+
+  @Test
   void aKernelThatFitsOnlyAQuarterOfABatchGivesEveryRowInOrder() throws Exception {
     pipeline = new StagePipeline(new DeviceBudget(BUDGET), "t", null);
     Device device = new Device();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.codahale.metrics.MetricRegistry;
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.OverlapConf;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -23,12 +24,14 @@ class BackgroundStartTest {
 
   @AfterEach
   void stop() {
+    // Ends a start a failed test left waiting, so that nothing after it waits.
     ExecutorState.stopped();
   }
 
   @Test
   void theGettersWaitForAStartThatBeganAndSeeWhatItFound() throws Exception {
-    ExecutorState.starting();
+    ExecutorState.starting("7");
+    assertEquals("7", ExecutorState.executorId(), "known at once");
     CompletableFuture<GpuStatus> asked = CompletableFuture.supplyAsync(ExecutorState::status);
     CompletableFuture<Optional<OverlapConf>> conf =
         CompletableFuture.supplyAsync(ExecutorState::conf);
@@ -46,7 +49,7 @@ class BackgroundStartTest {
 
   @Test
   void anInterruptDoesNotEndTheWaitAndIsKept() throws Exception {
-    ExecutorState.starting();
+    ExecutorState.starting("7");
     CompletableFuture<Boolean> keptInterrupt = new CompletableFuture<>();
     Thread t =
         new Thread(
@@ -54,6 +57,7 @@ class BackgroundStartTest {
               GpuStatus s = ExecutorState.status();
               keptInterrupt.complete(s.state() == GpuStatus.State.GPU && Thread.interrupted());
             });
+    t.setDaemon(true);
     t.start();
     Thread.sleep(100);
     t.interrupt();
@@ -75,14 +79,51 @@ class BackgroundStartTest {
     // No GPU assigned, none from the driver: the start probes CUDA on its own thread.
     plugin.init(new Context(new SparkConf()), Map.of());
     GpuStatus s = ExecutorState.status();
+    assertEquals(OverlapExecutorPlugin.START_THREAD, ExecutorState.startedOn());
     boolean gpu = s.gpu();
     assertEquals(gpu, ExecutorState.runtime().isPresent());
     if (!gpu) {
-      assertTrue(s.reason().startsWith("no CUDA device is visible"), s.reason());
+      assertTrue(
+          s.reason().startsWith("no CUDA device is visible")
+              || s.reason().startsWith("setting up GPU"),
+          s.reason());
     }
     assertEquals("5", ExecutorState.executorId());
     plugin.shutdown();
     assertEquals(GpuStatus.State.NOT_STARTED, ExecutorState.status().state());
+  }
+
+  @Test
+  void withTheBackgroundStartOffOrRapidsListedAfterItStartsInInit() {
+    for (SparkConf c :
+        List.of(
+            new SparkConf().set(OverlapConf.GPU_BACKGROUND_START.key(), "false"),
+            new SparkConf()
+                .set(
+                    "spark.plugins",
+                    OverlapDriverPlugin.PLUGIN_CLASS
+                        + ","
+                        + OverlapExecutorPlugin.RAPIDS_PLUGIN))) {
+      OverlapExecutorPlugin plugin = new OverlapExecutorPlugin(code -> {});
+      plugin.init(new Context(c.set(OverlapConf.ENABLED.key(), "false")), Map.of());
+      assertEquals(Thread.currentThread().getName(), ExecutorState.startedOn());
+      plugin.shutdown();
+    }
+  }
+
+  @Test
+  void aShutdownDoesNotWaitForAStartThatNeverEndsPastItsLimitNorLeaveWaitersWaiting()
+      throws Exception {
+    ExecutorState.starting("7");
+    CompletableFuture<GpuStatus> asked = CompletableFuture.supplyAsync(ExecutorState::status);
+    Thread stopper = new Thread(ExecutorState::stopped);
+    stopper.setDaemon(true);
+    stopper.start();
+    Thread.sleep(100);
+    stopper.interrupt(); // as at a JVM's end: it stops waiting
+    stopper.join(10_000);
+    assertFalse(stopper.isAlive());
+    assertEquals(GpuStatus.State.NOT_STARTED, asked.get(10, TimeUnit.SECONDS).state());
   }
 
   @Test
@@ -101,6 +142,9 @@ class BackgroundStartTest {
     String rapids = OverlapExecutorPlugin.RAPIDS_PLUGIN;
     assertFalse(OverlapExecutorPlugin.rapidsStartsAfter(ours));
     assertFalse(OverlapExecutorPlugin.rapidsStartsAfter(rapids + ", " + ours));
+    assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(ours + "," + rapids));
+    // Both in the default list, RAPIDS after ours; or ours in it and RAPIDS in spark.plugins.
+    assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(ours + "," + rapids + ","));
     assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(ours + "," + rapids));
     // Overlap from spark.plugins.defaultList, which Spark starts first.
     assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(rapids));

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Parquet partition goes to the host, with the reason, when cuDF cannot read a file's footer that
- * Spark reads; {@code spark.overlap.parquet.decode=GPU} fails it instead. cuDF itself is stood in
- * for here (its check runs in ParquetScanGpuTest); the file with the footer it refuses is real, and
- * Spark reads it.
+ * Spark reads; {@code spark.overlap.parquet.decode=GPU} fails it instead. cuDF's check is stood in
+ * for here, over a file Spark wrote; {@code FooterCheckGpuTest} runs the real check on a footer
+ * cuDF refuses.
  */
 class ParquetPlanOrHostTest {
   private static SparkSession spark;

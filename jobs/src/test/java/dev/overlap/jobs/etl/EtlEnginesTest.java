@@ -59,8 +59,10 @@ public class EtlEnginesTest {
   @Test
   void q1AddsUpItsPartialRowsInOneStageAfterTheKernels() {
     EtlInputs.Kinds k = otherGenerators().findFirst().orElseThrow();
-    EtlInputs.write(spark, tmp, k, 500, 7);
-    Dataset<Row> lineitem = spark.read().parquet(tmp.resolve(k.name()).toString());
+    // A folder of its own: the parameterized test below writes the same kind into tmp.
+    Path dir = tmp.resolve("q1-exchange");
+    EtlInputs.write(spark, dir, k, 500, 7);
+    Dataset<Row> lineitem = spark.read().parquet(dir.resolve(k.name()).toString());
     Dataset<Row> q1 =
         KernelQueries.q1(
             lineitem, EtlShape.of(lineitem), dev.overlap.executor.api.PipelineReport.create(spark));
