@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,13 +30,10 @@ final class StageThread extends Thread {
   private final Consumer<Batch<?>> next;
   private volatile boolean stopping;
   private volatile Batch<?> running;
-  // Batches offered and not yet passed on, failed or dropped: queued or running.
-  private final AtomicInteger work = new AtomicInteger();
-  // Batches ever offered here, and ever gone on from here (passed on, failed or dropped).
-  private final java.util.concurrent.atomic.AtomicLong offered =
-      new java.util.concurrent.atomic.AtomicLong();
-  private final java.util.concurrent.atomic.AtomicLong gone =
-      new java.util.concurrent.atomic.AtomicLong();
+  // Batches ever offered here, and ever gone on from here (passed on, failed or dropped): the
+  // difference is queued or running.
+  private final AtomicLong offered = new AtomicLong();
+  private final AtomicLong gone = new AtomicLong();
 
   StageThread(
       StagePipeline pipeline,
@@ -53,7 +50,6 @@ final class StageThread extends Thread {
   }
 
   void offer(Batch<?> b) {
-    work.incrementAndGet();
     offered.incrementAndGet();
     queue.add(b);
   }
@@ -70,7 +66,7 @@ final class StageThread extends Thread {
 
   /** Whether a batch is queued here or running (counted until it is passed on). */
   boolean busy() {
-    return work.get() > 0;
+    return gone.get() < offered.get();
   }
 
   /** Tells the thread to end: it abandons its batches from now on, and is interrupted. */
@@ -136,7 +132,6 @@ final class StageThread extends Thread {
     for (Batch<?> b = queue.poll(); b != null; b = queue.poll()) {
       if (b != STOP) {
         b.abandon(closedCause());
-        work.decrementAndGet();
         gone.incrementAndGet();
       }
     }
@@ -178,7 +173,6 @@ final class StageThread extends Thread {
       try {
         runStage(b);
       } finally {
-        work.decrementAndGet();
         gone.incrementAndGet();
       }
     }

@@ -5,14 +5,11 @@ import ai.rapids.cudf.HybridScanReader;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
 import dev.overlap.executor.input.parquet.FilePlan;
-import dev.overlap.executor.input.parquet.FileSplit;
 import dev.overlap.executor.input.parquet.NotForGpu;
 import dev.overlap.executor.input.parquet.ParquetSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -30,18 +27,6 @@ public final class ParquetPlanOrHost {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
   // Each fallback reason is logged once per executor.
   private static final Set<String> FALLBACKS_LOGGED = ConcurrentHashMap.newKeySet();
-
-  // cuDF's verdict on a file's footer, per file (path, size, modification time) and columns read:
-  // empty when it parses, else the reason. Each task of a file would otherwise parse it again.
-  private static final Map<String, String> VERDICTS =
-      new LinkedHashMap<>(64, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-          return size() > 4096;
-        }
-      };
 
   private ParquetPlanOrHost() {}
 
@@ -91,35 +76,26 @@ public final class ParquetPlanOrHost {
 
   /**
    * Whether cuDF's Parquet reader parses {@code plan}'s footer, which Spark's reader has parsed: a
-   * reader made and closed. A fatal CUDA error is not the file's fault and is thrown as it is.
+   * reader made and closed, once per cached footer and columns read ({@link
+   * dev.overlap.executor.input.parquet.ParquetFooter#cudfVerdict}). A fatal CUDA error is not the
+   * file's fault and is thrown as it is.
    *
    * @throws NotForGpu when cuDF refuses the footer, naming the file and cuDF's reason
    */
   static void cudfReadsFooter(FilePlan plan) throws NotForGpu {
-    FileSplit f = plan.split();
-    String key =
-        f.path()
-            + "@"
-            + f.fileSize()
-            + "@"
-            + f.modificationTime()
-            + "@"
-            + String.join(",", plan.columns().include());
-    String refused;
-    synchronized (VERDICTS) {
-      refused = VERDICTS.get(key);
-    }
-    if (refused == null) {
-      try {
-        cudfReadsFooter(f.fileName(), plan.footer().bytes(), plan.columns().include());
-        refused = "";
-      } catch (NotForGpu e) {
-        refused = e.reason();
-      }
-      synchronized (VERDICTS) {
-        VERDICTS.put(key, refused);
-      }
-    }
+    String[] columns = plan.columns().include();
+    String refused =
+        plan.footer()
+            .cudfVerdict(
+                columns,
+                () -> {
+                  try {
+                    cudfReadsFooter(plan.split().fileName(), plan.footer().bytes(), columns);
+                    return "";
+                  } catch (NotForGpu e) {
+                    return e.reason();
+                  }
+                });
     if (!refused.isEmpty()) {
       throw new NotForGpu(refused);
     }

@@ -79,7 +79,7 @@ class BackgroundStartTest {
     // No GPU assigned, none from the driver: the start probes CUDA on its own thread.
     plugin.init(new Context(new SparkConf()), Map.of());
     GpuStatus s = ExecutorState.status();
-    assertEquals(OverlapExecutorPlugin.START_THREAD, ExecutorState.startedOn());
+    assertEquals(GpuStart.START_THREAD, ExecutorState.startedOn());
     boolean gpu = s.gpu();
     assertEquals(gpu, ExecutorState.runtime().isPresent());
     if (!gpu) {
@@ -101,9 +101,7 @@ class BackgroundStartTest {
             new SparkConf()
                 .set(
                     "spark.plugins",
-                    OverlapDriverPlugin.PLUGIN_CLASS
-                        + ","
-                        + OverlapExecutorPlugin.RAPIDS_PLUGIN))) {
+                    OverlapDriverPlugin.PLUGIN_CLASS + "," + GpuStart.RAPIDS_PLUGIN))) {
       OverlapExecutorPlugin plugin = new OverlapExecutorPlugin(code -> {});
       plugin.init(new Context(c.set(OverlapConf.ENABLED.key(), "false")), Map.of());
       assertEquals(Thread.currentThread().getName(), ExecutorState.startedOn());
@@ -139,17 +137,17 @@ class BackgroundStartTest {
   @Test
   void theStartStaysInInitWhenRapidsIsListedAfterOverlap() {
     String ours = OverlapDriverPlugin.PLUGIN_CLASS;
-    String rapids = OverlapExecutorPlugin.RAPIDS_PLUGIN;
-    assertFalse(OverlapExecutorPlugin.rapidsStartsAfter(ours));
-    assertFalse(OverlapExecutorPlugin.rapidsStartsAfter(rapids + ", " + ours));
-    assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(ours + "," + rapids));
+    String rapids = GpuStart.RAPIDS_PLUGIN;
+    assertFalse(GpuStart.rapidsStartsAfter(ours));
+    assertFalse(GpuStart.rapidsStartsAfter(rapids + ", " + ours));
+    assertTrue(GpuStart.rapidsStartsAfter(ours + "," + rapids));
     // Both in the default list, RAPIDS after ours; or ours in it and RAPIDS in spark.plugins.
-    assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(ours + "," + rapids + ","));
-    assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(ours + "," + rapids));
+    assertTrue(GpuStart.rapidsStartsAfter(ours + "," + rapids + ","));
+    assertTrue(GpuStart.rapidsStartsAfter(ours + "," + rapids));
     // Overlap from spark.plugins.defaultList, which Spark starts first.
-    assertTrue(OverlapExecutorPlugin.rapidsStartsAfter(rapids));
-    assertFalse(OverlapExecutorPlugin.rapidsStartsAfter(""));
-    assertFalse(OverlapExecutorPlugin.rapidsStartsAfter("x." + rapids + "," + ours));
+    assertTrue(GpuStart.rapidsStartsAfter(rapids));
+    assertFalse(GpuStart.rapidsStartsAfter(""));
+    assertFalse(GpuStart.rapidsStartsAfter("x." + rapids + "," + ours));
   }
 
   /** Spark's side of an executor plugin's start, as far as init reads it. */

@@ -34,6 +34,9 @@ public final class ParquetFooter {
 
   private final byte[] bytes;
   private final ParquetMetadata metadata;
+  // cuDF's verdict on these bytes per set of columns read: empty when its reader takes them, else
+  // the reason. Cached with the footer, so each task of a file does not parse it again.
+  private final Map<String, String> cudfVerdicts = new java.util.concurrent.ConcurrentHashMap<>();
 
   ParquetFooter(byte[] bytes, ParquetMetadata metadata) {
     this.bytes = bytes;
@@ -47,6 +50,14 @@ public final class ParquetFooter {
 
   public ParquetMetadata metadata() {
     return metadata;
+  }
+
+  /**
+   * cuDF's verdict on this footer when reading {@code columns}: {@code check}'s, once per set of
+   * columns (empty when cuDF's reader takes the footer, else the reason it does not).
+   */
+  public String cudfVerdict(String[] columns, java.util.function.Supplier<String> check) {
+    return cudfVerdicts.computeIfAbsent(String.join(",", columns), c -> check.get());
   }
 
   /**
