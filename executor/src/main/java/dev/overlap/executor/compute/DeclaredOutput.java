@@ -2,6 +2,8 @@ package dev.overlap.executor.compute;
 
 import ai.rapids.cudf.DType;
 import dev.overlap.executor.types.ColumnType;
+import dev.overlap.executor.types.NestedTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /** The kernel's output against the schema it declared, for every output mode. */
@@ -40,6 +42,27 @@ public final class DeclaredOutput {
                 + expected
                 + ")");
       }
+    }
+  }
+
+  /**
+   * Checks a nested output column's children, at every level, against its declared type: what
+   * {@link #check} cannot see in a top-level LIST or STRUCT.
+   *
+   * @throws IllegalArgumentException naming the column and the path to the first part that differs
+   */
+  public static void checkNested(StructField field, NestedTypes.Shape actual, String producer) {
+    if (!ColumnType.of(field.dataType()).nested()) {
+      return;
+    }
+    String why = NestedTypes.mismatch(field.dataType(), actual, field.name());
+    if (why != null) {
+      throw new IllegalArgumentException(
+          producer
+              + ": output column '"
+              + field.name()
+              + "' differs from its declared type: "
+              + why);
     }
   }
 }

@@ -93,6 +93,14 @@ public final class ColumnCodec {
           },
           (v, start, n, dst) -> false);
 
+  /** Nested types and binary are packed with cuDF's host column builder ({@code NestedAppend}). */
+  static final ColumnCodec NESTED =
+      new ColumnCodec(
+          (row, c, p, s, dst) -> {
+            throw new UnsupportedOperationException("nested values are built, not put");
+          },
+          (v, start, n, dst) -> false);
+
   /** Precision up to 9: an unscaled int (Spark's vectors keep these as ints too). */
   static final ColumnCodec DECIMAL32 =
       new ColumnCodec(

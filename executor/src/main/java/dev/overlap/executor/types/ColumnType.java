@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -17,6 +19,7 @@ import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
@@ -88,7 +91,30 @@ public enum ColumnType {
       16,
       DType.DTypeEnum.DECIMAL128,
       t -> t instanceof DecimalType d && d.precision() > DType.DECIMAL64_MAX_PRECISION,
-      ColumnCodec.DECIMAL128);
+      ColumnCodec.DECIMAL128),
+  /** Bytes: a LIST of UINT8, one list per row ({@link NestedTypes} gives every nested layout). */
+  BINARY(0, DType.LIST, "binary", t -> t instanceof BinaryType, ColumnCodec.NESTED),
+  /** A LIST whose child is the element type's column. */
+  ARRAY(
+      0,
+      DType.LIST,
+      "array<T>",
+      t -> t instanceof ArrayType && NestedTypes.takes(t),
+      ColumnCodec.NESTED),
+  /** A LIST of STRUCT{@code <key, value>}. */
+  MAP(
+      0,
+      DType.LIST,
+      "map<K,V>",
+      t -> t instanceof MapType && NestedTypes.takes(t),
+      ColumnCodec.NESTED),
+  /** A STRUCT with one child per field. */
+  STRUCT(
+      0,
+      DType.STRUCT,
+      "struct<...>",
+      t -> t instanceof StructType && NestedTypes.takes(t),
+      ColumnCodec.NESTED);
 
   private static final String DECIMAL_NAME = "decimal(p<=38)";
 
@@ -117,9 +143,17 @@ public enum ColumnType {
     this.codec = codec;
   }
 
-  /** Bytes per row of the data buffer; 0 for strings, whose data has variable length. */
+  /** Bytes per row of the data buffer; 0 for strings and nested types, of variable length. */
   public int width() {
     return width;
+  }
+
+  /**
+   * Whether the column is nested (or binary): packed with cuDF's host column builder outside the
+   * staging layout, its children uploaded with it.
+   */
+  public boolean nested() {
+    return this == BINARY || this == ARRAY || this == MAP || this == STRUCT;
   }
 
   /** Whether the column has a 32-bit offsets buffer ({@code rows + 1} entries) after its data. */

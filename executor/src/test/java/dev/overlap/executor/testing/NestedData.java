@@ -34,7 +34,7 @@ public final class NestedData {
           .add("blob", DataTypes.BinaryType);
 
   /** Row {@code i}: its shape cycles through the null and empty cases. */
-  static Row row(long i) {
+  public static Row row(long i) {
     int k = (int) (i % 7);
     List<String> tags =
         switch (k) {

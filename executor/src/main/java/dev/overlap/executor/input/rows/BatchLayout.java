@@ -8,7 +8,9 @@ import dev.overlap.executor.types.ColumnType;
  *
  * <p>Per column: a validity bit mask (cuDF's layout: bit {@code i} of the 64-byte padded mask is
  * row {@code i}, set when valid), then the data (fixed width: {@code rows * width} bytes; strings:
- * the UTF-8 bytes), then for strings the {@code rows + 1} 32-bit offsets.
+ * the UTF-8 bytes), then for strings the {@code rows + 1} 32-bit offsets. Nested columns and binary
+ * take no room here: each batch builds them as cuDF host columns of their own, and a batch ends
+ * once they hold {@link #bufferBytes} bytes.
  */
 public final class BatchLayout {
   /** Regions start on this boundary, in host and device memory. */
@@ -22,6 +24,9 @@ public final class BatchLayout {
   final long[] offsetsOffset;
   final long totalBytes;
 
+  /** The staging buffer's size: also the most bytes a batch's nested columns may hold. */
+  final long bufferBytes;
+
   /**
    * @param bufferBytes the staging buffer's size
    * @param maxRows the most rows a batch may hold
@@ -33,7 +38,9 @@ public final class BatchLayout {
     int n = types.length;
     double perRow = 0;
     for (ColumnType t : types) {
-      perRow += 1.0 / 8 + (t.hasOffsets() ? 4 + stringBytesPerRow : t.width());
+      if (!t.nested()) {
+        perRow += 1.0 / 8 + (t.hasOffsets() ? 4 + stringBytesPerRow : t.width());
+      }
     }
     long fixedPadding = (long) n * 3 * ALIGN + 64L * n;
     long rows = perRow == 0 ? maxRows : (long) ((bufferBytes - fixedPadding) / perRow);
@@ -53,6 +60,11 @@ public final class BatchLayout {
     offsetsOffset = new long[n];
     long at = 0;
     for (int i = 0; i < n; i++) {
+      if (types[i].nested()) {
+        // Built with cuDF's host column builder, outside the staging buffer.
+        validityOffset[i] = dataOffset[i] = offsetsOffset[i] = at;
+        continue;
+      }
       validityOffset[i] = at;
       at = align(at + validityBytes(capacityRows));
       dataOffset[i] = at;
@@ -67,6 +79,7 @@ public final class BatchLayout {
       }
     }
     this.totalBytes = at;
+    this.bufferBytes = bufferBytes;
     if (totalBytes > bufferBytes) {
       throw new AssertionError("layout " + totalBytes + " exceeds buffer " + bufferBytes);
     }

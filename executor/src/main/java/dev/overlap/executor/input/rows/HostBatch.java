@@ -34,7 +34,11 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
   private final long[] stringStart;
   private final HostMemoryBuffer[] offsetsIn;
   private final long[] offsetsAt;
+  // Per nested column (null for the others): its host column, built outside the staging buffer
+  // and owned by this batch.
+  private final HostColumnVector[] nested;
 
+  /** Takes ownership of the {@code nested} columns (null entries for flat columns). */
   HostBatch(
       BatchLayout layout,
       DType[] dtypes,
@@ -42,8 +46,21 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
       Runnable onClose,
       int rows,
       long[] nullCounts,
-      long[] stringBytes) {
-    this(layout, dtypes, staging, onClose, 0, rows, nullCounts, stringBytes, null, null, null);
+      long[] stringBytes,
+      HostColumnVector[] nested) {
+    this(
+        layout,
+        dtypes,
+        staging,
+        onClose,
+        0,
+        rows,
+        nullCounts,
+        stringBytes,
+        null,
+        null,
+        null,
+        nested);
   }
 
   private HostBatch(
@@ -57,8 +74,10 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
       long[] stringBytes,
       long[] stringStart,
       HostMemoryBuffer[] offsetsIn,
-      long[] offsetsAt) {
+      long[] offsetsAt,
+      HostColumnVector[] nested) {
     this.layout = layout;
+    this.nested = nested;
     this.dtypes = dtypes;
     this.staging = staging;
     this.onClose = onClose;
@@ -131,6 +150,11 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
     return layout.type(c).hasOffsets() ? 4L * (rows + 1) : 0;
   }
 
+  /** The host column of nested column {@code c}, which this batch owns; null for a flat column. */
+  public HostColumnVector nested(int c) {
+    return nested[c];
+  }
+
   /** Whether column {@code c} has an offsets buffer (strings). */
   public boolean hasOffsets(int c) {
     return layout.type(c).hasOffsets();
@@ -141,6 +165,10 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
   public long deviceBytes() {
     long total = 0;
     for (int c = 0; c < columns(); c++) {
+      if (nested[c] != null) {
+        total += NestedUpload.deviceBytes(nested[c]);
+        continue;
+      }
       if (nullCounts[c] > 0) {
         total += BatchLayout.align(validityLength());
       }
@@ -155,6 +183,10 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
   public long copyBytes() {
     long total = 0;
     for (int c = 0; c < columns(); c++) {
+      if (nested[c] != null) {
+        total += NestedUpload.copyBytes(nested[c]);
+        continue;
+      }
       total += (nullCounts[c] > 0 ? validityLength() : 0) + dataLength(c) + offsetsLength(c);
     }
     return total;
@@ -168,6 +200,10 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
   public HostColumnVector[] toHostColumns() {
     HostColumnVector[] out = new HostColumnVector[columns()];
     for (int c = 0; c < out.length; c++) {
+      if (nested[c] != null) {
+        out[c] = nested[c].incRefCount();
+        continue;
+      }
       HostMemoryBuffer valid =
           nullCounts[c] > 0 ? staging.slice(validityOffset(c), validityLength()) : null;
       HostMemoryBuffer data = staging.slice(dataOffset(c), Math.max(1, dataLength(c)));
@@ -183,10 +219,11 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
    * Cuts the batch into two runs of its rows, the first a multiple of 8 rows long, for an upload
    * that did not fit in device memory. Each part holds a reference to this batch, which the caller
    * still closes. Empty when the batch has 8 rows or fewer: a part's validity masks start on a
-   * byte, so this is the smallest batch.
+   * byte, so this is the smallest batch; and when it has nested columns, whose host columns are not
+   * cut (their batches are bounded by bytes when packed, see {@link HostBatchWriter}).
    */
   public List<HostBatch> halves() {
-    if (rows <= 8) {
+    if (rows <= 8 || java.util.Arrays.stream(nested).anyMatch(java.util.Objects::nonNull)) {
       return List.of();
     }
     int k = Math.max(8, rows / 2 / 8 * 8);
@@ -244,7 +281,7 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
           }
         };
     return new HostBatch(
-        layout, dtypes, staging, release, first + from, n, nulls, bytes, start, in, at);
+        layout, dtypes, staging, release, first + from, n, nulls, bytes, start, in, at, nested);
   }
 
   /** Nulls of column {@code c} in rows {@code [from, from + n)}, {@code from} a multiple of 8. */
@@ -264,6 +301,11 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
   /** The last owner gives the staging buffer back. */
   @Override
   protected void free() {
-    onClose.run();
+    try {
+      // Parts are cut only from batches without nested columns, so each column is closed once.
+      Closing.all(java.util.Arrays.stream(nested).filter(java.util.Objects::nonNull).toList());
+    } finally {
+      onClose.run();
+    }
   }
 }

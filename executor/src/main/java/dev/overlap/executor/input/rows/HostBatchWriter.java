@@ -1,8 +1,11 @@
 package dev.overlap.executor.input.rows;
 
 import ai.rapids.cudf.DType;
+import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.types.ColumnType;
+import dev.overlap.executor.types.NestedTypes;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructType;
@@ -17,7 +20,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * #appendColumns} column ranges until it is full, then {@link #finish}.
  *
  * <p>Columnar input is copied column by column: fixed-width values in bulk (one array copy per
- * column and range), strings value by value. Rows are written value by value.
+ * column and range), strings value by value. Rows are written value by value. Nested columns and
+ * binary are built value by value with cuDF's host column builder ({@link NestedAppend}), outside
+ * the staging buffer; a batch with them ends when they hold as many bytes as the staging buffer.
  *
  * <p>Not thread-safe; used by its task's thread only.
  */
@@ -35,6 +40,10 @@ public final class HostBatchWriter {
   private long[] nullCounts;
   private long[] stringBytes;
   private final FittedStrings fitted;
+  private final boolean anyNested;
+  // Per nested column (null for the others): the open batch's builder, and the bytes built.
+  private HostColumnVector.ColumnBuilder[] builders;
+  private long nestedBytes;
 
   public HostBatchWriter(StructType schema, BatchLayout layout) {
     this.schema = schema;
@@ -44,13 +53,16 @@ public final class HostBatchWriter {
     fitted = new FittedStrings(n);
     precision = new int[n];
     scale = new int[n];
+    boolean nested = false;
     for (int c = 0; c < n; c++) {
+      nested |= layout.type(c).nested();
       dtypes[c] = layout.type(c).dtype(schema.fields()[c].dataType());
       if (schema.fields()[c].dataType() instanceof DecimalType d) {
         precision[c] = d.precision();
         scale[c] = d.scale();
       }
     }
+    this.anyNested = nested;
   }
 
   public BatchLayout layout() {
@@ -72,6 +84,9 @@ public final class HostBatchWriter {
     }
     long address = buffer.getAddress();
     for (int c = 0; c < layout.columns(); c++) {
+      if (layout.type(c).nested()) {
+        continue;
+      }
       Platform.setMemory(
           address + layout.validityOffset[c],
           (byte) 0xFF,
@@ -80,7 +95,25 @@ public final class HostBatchWriter {
         Platform.putInt(null, address + layout.offsetsOffset[c], 0);
       }
     }
+    HostColumnVector.ColumnBuilder[] made = new HostColumnVector.ColumnBuilder[layout.columns()];
+    if (anyNested) {
+      try {
+        for (int c = 0; c < made.length; c++) {
+          if (layout.type(c).nested()) {
+            made[c] =
+                new HostColumnVector.ColumnBuilder(
+                    NestedTypes.hostType(schema.fields()[c].dataType()),
+                    Math.min(layout.capacityRows, 4096));
+          }
+        }
+      } catch (RuntimeException | Error e) {
+        closeBuilders(made);
+        throw e;
+      }
+    }
     // Opened only once nothing can fail: when begin throws, the caller still owns the buffer.
+    this.builders = made;
+    this.nestedBytes = 0;
     this.staging = buffer;
     this.release = release;
     this.base = address;
@@ -94,7 +127,7 @@ public final class HostBatchWriter {
   }
 
   public boolean isFull() {
-    return rows >= layout.capacityRows;
+    return rows >= layout.capacityRows || nestedBytes >= layout.bufferBytes;
   }
 
   /** Hands the packed batch over; the writer is ready for the next {@link #begin}. */
@@ -102,7 +135,21 @@ public final class HostBatchWriter {
     if (staging == null) {
       throw new IllegalStateException("no batch is open");
     }
-    HostBatch b = new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes);
+    HostColumnVector[] nested = new HostColumnVector[layout.columns()];
+    try {
+      for (int c = 0; c < nested.length; c++) {
+        if (builders[c] != null) {
+          nested[c] = builders[c].build();
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      Closing.all(java.util.Arrays.stream(nested).filter(java.util.Objects::nonNull).toList());
+      abort();
+      throw e;
+    }
+    closeBuilders(builders);
+    HostBatch b =
+        new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes, nested);
     staging = null;
     release = null;
     return b;
@@ -117,8 +164,16 @@ public final class HostBatchWriter {
       Runnable r = release;
       staging = null;
       release = null;
-      r.run();
+      try {
+        closeBuilders(builders);
+      } finally {
+        r.run();
+      }
     }
+  }
+
+  private static void closeBuilders(HostColumnVector.ColumnBuilder[] made) {
+    Closing.all(java.util.Arrays.stream(made).filter(java.util.Objects::nonNull).toList());
   }
 
   // ---- rows ------------------------------------------------------------------------------------
@@ -155,6 +210,10 @@ public final class HostBatchWriter {
   /** Writes column {@code c} of {@code row} as row {@code at} of the batch. */
   private void writeValue(int c, InternalRow row, int at) {
     ColumnType t = layout.type(c);
+    if (t.nested()) {
+      nestedBytes += NestedAppend.append(builders[c], row, c, schema.fields()[c].dataType());
+      return;
+    }
     long dst = base + layout.dataOffset[c] + (long) at * t.width();
     if (row.isNullAt(c)) {
       setNull(c, at);
@@ -178,6 +237,14 @@ public final class HostBatchWriter {
    * @return how many rows were appended; fewer than asked when the batch filled up
    */
   public int appendColumns(ColumnarBatch batch, int start, int n) {
+    if (anyNested) {
+      // Nested columns end a batch by their bytes, known only once built: row by row.
+      int done = 0;
+      while (done < n && append(batch.getRow(start + done))) {
+        done++;
+      }
+      return done;
+    }
     int take = Math.min(n, layout.capacityRows - rows);
     for (int c = 0; c < layout.columns(); c++) {
       if (layout.type(c).hasOffsets()) {

@@ -16,7 +16,8 @@ import java.util.Optional;
 
 /**
  * The upload of packed rows: a {@link HostBatch} into one device allocation made on the copy
- * stream, one copy queued ahead ({@link QueuedUpload}).
+ * stream, one copy queued ahead ({@link QueuedUpload}); nested columns and their children into the
+ * same allocation ({@link NestedUpload}).
  *
  * <p>Out of device memory ({@link DeviceMemory}): the pipeline drains and retries a failed upload,
  * then cuts the host batch by rows ({@link HostBatch#halves}).
@@ -45,6 +46,13 @@ public final class PackedUpload extends QueuedUpload<HostBatch, DeviceBatch> {
     try (DeviceMemoryBuffer all = DeviceMemoryBuffer.allocate(h.deviceBytes(), stream)) {
       long at = 0;
       for (int c = 0; c < cols.length; c++) {
+        if (h.nested(c) != null) {
+          long[] next = {at};
+          cols[c] = NestedUpload.upload(h.nested(c), all, next, stream, made);
+          made.add(cols[c]);
+          at = next[0];
+          continue;
+        }
         DeviceMemoryBuffer valid = null;
         if (h.nullCount(c) > 0) {
           valid = slice(all, at, h.validityLength(), made);

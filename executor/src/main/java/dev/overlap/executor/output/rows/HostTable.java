@@ -5,6 +5,7 @@ import ai.rapids.cudf.HostColumnVector;
 import dev.overlap.executor.compute.DeclaredOutput;
 import dev.overlap.executor.pipeline.ResultBatch;
 import dev.overlap.executor.resource.Closing;
+import dev.overlap.executor.types.NestedTypes;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -36,6 +37,9 @@ public final class HostTable implements ResultBatch<InternalRow> {
         types[c] = columns[c].getType();
       }
       DeclaredOutput.check(schema, types, producer);
+      for (int c = 0; c < columns.length; c++) {
+        DeclaredOutput.checkNested(schema.fields()[c], NestedTypes.of(columns[c]), producer);
+      }
       long n = columns.length == 0 ? 0 : columns[0].getRowCount();
       for (int c = 0; c < columns.length; c++) {
         if (columns[c].getRowCount() != n) {
