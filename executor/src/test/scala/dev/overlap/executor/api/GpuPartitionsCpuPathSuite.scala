@@ -14,7 +14,7 @@ import org.apache.logging.log4j.core.appender.AbstractAppender
 import org.apache.logging.log4j.core.config.Property
 import org.apache.spark.SparkException
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.types.{ArrayType, IntegerType, StringType, StructType}
+import org.apache.spark.sql.types.{DayTimeIntervalType, IntegerType, StructType}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -163,10 +163,10 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("an unsupported column is named before any job starts") {
     val jobsBefore = spark.sparkContext.statusTracker.getJobIdsForGroup(null).length
     val df = spark.createDataFrame(
-      java.util.List.of(org.apache.spark.sql.Row(1, Seq("a"))),
-      new StructType().add("n", IntegerType).add("tags", ArrayType(StringType)))
+      java.util.List.of(org.apache.spark.sql.Row(1, java.time.Duration.ofSeconds(5))),
+      new StructType().add("n", IntegerType).add("span", DayTimeIntervalType()))
     val e = intercept[IllegalArgumentException](GpuPartitions.map(df, new NoCpuKernel))
-    assert(e.getMessage.contains("'tags' (array<string>)"), e.getMessage)
+    assert(e.getMessage.contains("'span' (interval day to second)"), e.getMessage)
     assert(spark.sparkContext.statusTracker.getJobIdsForGroup(null).length == jobsBefore)
   }
 }

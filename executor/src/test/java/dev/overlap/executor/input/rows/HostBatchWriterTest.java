@@ -400,19 +400,20 @@ class HostBatchWriterTest {
         new StructType(
             new StructField[] {
               field("ok", DataTypes.IntegerType),
-              field("tags", DataTypes.createArrayType(DataTypes.StringType)),
-              field("raw", DataTypes.BinaryType)
+              field("spans", DataTypes.createArrayType(DataTypes.createDayTimeIntervalType())),
+              field("raw", DataTypes.CalendarIntervalType)
             });
     UnsupportedColumnException e =
         assertThrows(UnsupportedColumnException.class, () -> ColumnType.forSchema(schema, "input"));
-    assertTrue(e.getMessage().contains("'tags' (array<string>)"), e.getMessage());
-    assertTrue(e.getMessage().contains("'raw' (binary)"), e.getMessage());
+    assertTrue(e.getMessage().contains("'spans' (array<interval day to second>)"), e.getMessage());
+    assertTrue(e.getMessage().contains("'raw' (interval)"), e.getMessage());
     assertFalse(e.getMessage().contains("'ok'"), e.getMessage());
     assertTrue(
         e.getMessage()
             .contains(
                 "Supported: boolean, tinyint, smallint, int, bigint, float, double, date,"
-                    + " timestamp, timestamp_ntz, string, decimal(p<=38)."),
+                    + " timestamp, timestamp_ntz, string, decimal(p<=38), binary, array<T>,"
+                    + " map<K,V>, struct<...>."),
         e.getMessage());
   }
 
