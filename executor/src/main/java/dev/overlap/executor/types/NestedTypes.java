@@ -1,5 +1,6 @@
 package dev.overlap.executor.types;
 
+import ai.rapids.cudf.ColumnView;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostColumnVectorCore;
@@ -129,6 +130,54 @@ public final class NestedTypes {
       @Override
       public Shape child(int i) {
         return of(c.getChildColumnView(i));
+      }
+    };
+  }
+
+  /** A device column's shape. */
+  public static Shape of(ColumnView c) {
+    return new Shape() {
+      @Override
+      public DType type() {
+        return c.getType();
+      }
+
+      @Override
+      public int children() {
+        return c.getNumChildren();
+      }
+
+      @Override
+      public Shape child(int i) {
+        // A view of the child, closed once its shape is read.
+        try (ColumnView v = c.getChildColumnView(i)) {
+          return snapshot(of(v));
+        }
+      }
+    };
+  }
+
+  /** A shape read out whole, for a view about to be closed. */
+  private static Shape snapshot(Shape s) {
+    DType type = s.type();
+    Shape[] kids = new Shape[s.children()];
+    for (int i = 0; i < kids.length; i++) {
+      kids[i] = s.child(i);
+    }
+    return new Shape() {
+      @Override
+      public DType type() {
+        return type;
+      }
+
+      @Override
+      public int children() {
+        return kids.length;
+      }
+
+      @Override
+      public Shape child(int i) {
+        return kids[i];
       }
     };
   }

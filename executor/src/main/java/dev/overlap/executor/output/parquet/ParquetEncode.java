@@ -13,6 +13,7 @@ import dev.overlap.executor.gpu.ResultMemory;
 import dev.overlap.executor.pipeline.Download;
 import dev.overlap.executor.pipeline.OutOfDeviceMemoryException;
 import dev.overlap.executor.resource.Closing;
+import dev.overlap.executor.types.NestedTypes;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -225,5 +226,8 @@ public final class ParquetEncode implements Download<DeviceResult, EncodedParque
       actual[c] = t.getColumn(c).getType();
     }
     DeclaredOutput.check(schema, actual, producer);
+    for (int c = 0; c < actual.length; c++) {
+      DeclaredOutput.checkNested(schema.fields()[c], NestedTypes.of(t.getColumn(c)), producer);
+    }
   }
 }

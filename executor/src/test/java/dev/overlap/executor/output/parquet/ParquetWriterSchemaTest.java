@@ -57,6 +57,35 @@ class ParquetWriterSchemaTest {
   }
 
   @Test
+  void nestedColumnsAreLaidOutAsSparksWriterLaysThemOut() {
+    ColumnWriterOptions[] cols =
+        options(dev.overlap.executor.testing.NestedData.SCHEMA, ParquetOutput.to("out"))
+            .getChildColumnOptions();
+    // tags: a list (cuDF's placeholder child first), its element a string.
+    ColumnWriterOptions tags = cols[1];
+    assertEquals("tags", tags.getColumnName());
+    assertEquals(2, tags.getChildColumnOptions().length);
+    assertEquals("element", tags.getChildColumnOptions()[1].getColumnName());
+    // rec: a struct of a and b, b a struct of c and the list d.
+    ColumnWriterOptions rec = cols[3];
+    assertArrayEquals(
+        new String[] {"a", "b"},
+        Arrays.stream(rec.getChildColumnOptions())
+            .map(ColumnWriterOptions::getColumnName)
+            .toArray(String[]::new));
+    ColumnWriterOptions d = rec.getChildColumnOptions()[1].getChildColumnOptions()[1];
+    assertEquals("d", d.getColumnName());
+    assertEquals(2, d.getChildColumnOptions().length);
+    // props: a map, its entries key_value holding a required key and an optional value.
+    ColumnWriterOptions entries = cols[4].getChildColumnOptions()[1];
+    assertEquals("key_value", entries.getColumnName());
+    assertFalse(entries.getChildColumnOptions()[0].isNullable());
+    assertTrue(entries.getChildColumnOptions()[1].isNullable());
+    // blob: bytes, not a list of numbers.
+    assertTrue(cols[5].isBinary(), "binary written as BINARY");
+  }
+
+  @Test
   void decimalsCarryTheirPrecisionAndTimestampsAreNotInt96() {
     ColumnWriterOptions[] cols =
         options(TestData.SCHEMA, ParquetOutput.to("out")).getChildColumnOptions();
