@@ -25,7 +25,7 @@ public final class DeviceMemory {
   private DeviceMemory() {}
 
   /** Whether {@code t}, or a cause of it, is a device allocation that failed. */
-  static boolean isOutOfMemory(Throwable t) {
+  public static boolean isOutOfMemory(Throwable t) {
     int depth = 0;
     for (Throwable c = t; c != null && depth < 16; c = c.getCause(), depth++) {
       if (c instanceof CudaFatalException) {

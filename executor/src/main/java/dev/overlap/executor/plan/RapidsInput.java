@@ -141,22 +141,36 @@ public final class RapidsInput {
    */
   static Optional<String> notExported(StructType schema) {
     for (StructField f : schema.fields()) {
-      DataType t = f.dataType();
-      boolean refused =
-          t instanceof TimestampNTZType
-              || (t instanceof DecimalType d && d.precision() > MAX_EXPORTED_DECIMAL_DIGITS);
-      if (refused) {
+      DataType t = refusedPart(f.dataType());
+      if (t != null) {
         return Optional.of(
             "column '"
                 + f.name()
                 + "' is "
-                + t.simpleString()
+                + (t == f.dataType()
+                    ? t.simpleString()
+                    : f.dataType().simpleString() + ", holding " + t.simpleString())
                 + ", which RAPIDS' ColumnarRdd does not export (decimals of up to "
                 + MAX_EXPORTED_DECIMAL_DIGITS
                 + " digits, timestamps with a time zone)");
       }
     }
     return Optional.empty();
+  }
+
+  /** The part of {@code t}, nested parts included, that ColumnarRdd refuses; null if none. */
+  private static DataType refusedPart(DataType t) {
+    if (t instanceof TimestampNTZType
+        || (t instanceof DecimalType d && d.precision() > MAX_EXPORTED_DECIMAL_DIGITS)) {
+      return t;
+    }
+    for (DataType c : dev.overlap.executor.types.NestedTypes.children(t)) {
+      DataType bad = refusedPart(c);
+      if (bad != null) {
+        return bad;
+      }
+    }
+    return null;
   }
 
   /** Whether the RAPIDS Accelerator is listed in {@code spark.plugins}. */

@@ -4,12 +4,14 @@ import ai.rapids.cudf.CudfException;
 import ai.rapids.cudf.HybridScanReader;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
+import dev.overlap.executor.input.parquet.DecodeFailed;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.NotForGpu;
 import dev.overlap.executor.input.parquet.ParquetSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -20,13 +22,17 @@ import org.slf4j.LoggerFactory;
  * decodes it (Spark's batches are then packed instead), because the job asks for the host or a file
  * needs it. A file needs it when the GPU would not read it exactly as Spark does ({@link
  * FilePlan#of}), and when cuDF's reader cannot parse its footer although Spark's can (a writer's
- * field of an unexpected type, say). The reason for the host is logged once per executor and kept
- * in the report; {@code spark.overlap.parquet.decode=GPU} fails the task instead.
+ * field of an unexpected type, say), and when cuDF could not decode its pages before ({@link
+ * #decodeFailed}). The reason for the host is logged once per executor and kept in the report;
+ * {@code spark.overlap.parquet.decode=GPU} fails the task instead.
  */
 public final class ParquetPlanOrHost {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionRunner.class);
   // Each fallback reason is logged once per executor.
   private static final Set<String> FALLBACKS_LOGGED = ConcurrentHashMap.newKeySet();
+  // Files whose pages cuDF could not decode on this executor, with the reason: read on the host
+  // from then on.
+  private static final Map<String, String> UNDECODABLE = new ConcurrentHashMap<>();
 
   private ParquetPlanOrHost() {}
 
@@ -51,6 +57,10 @@ public final class ParquetPlanOrHost {
     try {
       List<FilePlan> plans = in.input().plan(in.partition());
       for (FilePlan p : plans) {
+        String failed = UNDECODABLE.get(p.split().fileName());
+        if (failed != null) {
+          throw new NotForGpu(failed);
+        }
         check.check(p);
       }
       return plans;
@@ -71,6 +81,21 @@ public final class ParquetPlanOrHost {
       return null;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A file whose pages cuDF could not decode: remembered, so that every later plan of it on this
+   * executor reads it on the host; logged once and kept in the report as any fallback.
+   */
+  static void decodeFailed(DecodeFailed d, JobReport report) {
+    String reason = d.getMessage();
+    UNDECODABLE.putIfAbsent(d.file(), reason);
+    if (FALLBACKS_LOGGED.add(reason)) {
+      LOG.info("Parquet decoded on the host: {}", reason, d);
+    }
+    if (report != null) {
+      report.addFallback(reason);
     }
   }
 

@@ -7,6 +7,7 @@ import dev.overlap.executor.compute.DeviceResult;
 import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.compute.KernelStage;
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.config.ParquetDecodeMode;
 import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetDecode;
@@ -160,6 +161,23 @@ public final class PartitionRunner implements Serializable {
     }
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
+    Iterator<T> onGpu = parquetOnGpu(gpu, job, plans, input, mode);
+    if (job.get(OverlapConf.PARQUET_DECODE) == ParquetDecodeMode.GPU) {
+      return onGpu;
+    }
+    return new DecodeFallback<>(
+        onGpu,
+        () -> packed(InputPath.COLUMNAR, w -> new ColumnarSource(hostBatches, w), mode),
+        d -> ParquetPlanOrHost.decodeFailed(d, report));
+  }
+
+  /** The GPU's decode of a Parquet partition's planned files, its results as {@code mode}'s. */
+  private <R extends ResultBatch<T>, T> Iterator<T> parquetOnGpu(
+      GpuRuntime gpu,
+      OverlapConf job,
+      List<FilePlan> plans,
+      ParquetInput input,
+      TaskOutput<R, T> mode) {
     ParquetSource source =
         new ParquetSource(
             plans,

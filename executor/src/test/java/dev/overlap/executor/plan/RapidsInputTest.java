@@ -121,6 +121,18 @@ class RapidsInputTest {
         RapidsInput.notExported(
             new org.apache.spark.sql.types.StructType()
                 .add("d18", org.apache.spark.sql.types.DataTypes.createDecimalType(18, 2))));
+    // Inside a nested column too.
+    assertTrue(
+        RapidsInput.notExported(
+                new org.apache.spark.sql.types.StructType()
+                    .add(
+                        "when",
+                        org.apache.spark.sql.types.DataTypes.createArrayType(
+                            org.apache.spark.sql.types.DataTypes.TimestampNTZType)))
+            .orElseThrow()
+            .startsWith("column 'when' is array<timestamp_ntz>, holding timestamp_ntz"));
+    assertEquals(
+        Optional.empty(), RapidsInput.notExported(dev.overlap.executor.testing.NestedData.SCHEMA));
   }
 
   @Test

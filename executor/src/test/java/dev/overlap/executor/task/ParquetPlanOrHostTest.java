@@ -53,6 +53,10 @@ class ParquetPlanOrHostTest {
   }
 
   private static TaskInput.Parquet partition0() {
+    return partition0(dir);
+  }
+
+  private static TaskInput.Parquet partition0(String dir) {
     Dataset<Row> df = spark.read().parquet(dir);
     var plan = ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution().executedPlan();
     ColumnarPlans.Columnar c = ColumnarPlans.columnar(plan);
@@ -84,6 +88,28 @@ class ParquetPlanOrHostTest {
         why.get(0));
     // Accepted, the plans go to the GPU.
     assertNotNull(ParquetPlanOrHost.plans(partition0(), OverlapConf.defaults(), null, p -> {}));
+  }
+
+  @Test
+  void aFileWhosePagesCudfCouldNotDecodeIsReadOnTheHostFromThenOn() throws Exception {
+    String own = Files.createTempDirectory("overlap-undecodable").resolve("t").toString();
+    spark.range(0, 100).coalesce(1).write().parquet(own);
+    List<FilePlan> plans =
+        ParquetPlanOrHost.plans(partition0(own), OverlapConf.defaults(), null, p -> {});
+    String file = plans.get(0).split().fileName();
+    JobReport report = new JobReport(spark);
+    ParquetPlanOrHost.decodeFailed(
+        new dev.overlap.executor.input.parquet.DecodeFailed(
+            file, new RuntimeException("CUDF failure at: page_decode.cu: bad page")),
+        report);
+    assertEquals(
+        List.of(
+            file
+                + ": cuDF's Parquet reader could not decode it (CUDF failure at: page_decode.cu: bad page)"),
+        report.parquetFallbacks());
+    JobReport later = new JobReport(spark);
+    assertNull(ParquetPlanOrHost.plans(partition0(own), OverlapConf.defaults(), later, p -> {}));
+    assertEquals(report.parquetFallbacks(), later.parquetFallbacks());
   }
 
   @Test

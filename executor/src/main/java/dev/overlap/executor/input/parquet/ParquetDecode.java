@@ -2,12 +2,16 @@ package dev.overlap.executor.input.parquet;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Cuda;
+import ai.rapids.cudf.CudfColumnSizeOverflowException;
+import ai.rapids.cudf.CudfException;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.DeviceMemoryBuffer;
 import ai.rapids.cudf.HybridScanReader;
 import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.compute.KernelInput;
+import dev.overlap.executor.gpu.DeviceMemory;
+import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.Resources;
 import java.util.ArrayList;
@@ -17,7 +21,8 @@ import java.util.List;
  * The kernel's input from Parquet chunks: decoded with cuDF's Parquet reader on the compute
  * thread's stream, then made the kernel's declared types (a cast where the file's type is narrower,
  * nulls for a column a file lacks). A batch of several row groups whose decode or kernel did not
- * fit is split on the device ({@link DeviceChunks#halves}).
+ * fit is split on the device ({@link DeviceChunks#halves}). A file whose pages cuDF cannot decode
+ * throws {@link DecodeFailed}, and is read on the host.
  */
 public final class ParquetDecode implements KernelInput<DeviceChunks> {
   private final DType[] types;
@@ -76,6 +81,15 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
               Table decoded =
                   (again ? fresh : p.reader()).materializeAllColumns(p.rowGroups(), slices)) {
             parts.add(arrange(decoded, p.columns(), p.rows(), p.file()));
+          } catch (CudfException | IllegalStateException e) {
+            // Not the GPU's fault: the file is read on the host instead. Out of device memory and
+            // fatal CUDA errors go on as they are (a retry, a split, the fence).
+            if (GpuHealth.isFatal(e)
+                || DeviceMemory.isOutOfMemory(e)
+                || e instanceof CudfColumnSizeOverflowException) {
+              throw e;
+            }
+            throw new DecodeFailed(p.file(), e);
           }
         } finally {
           Closing.all(views);

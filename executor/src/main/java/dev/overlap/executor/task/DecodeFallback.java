@@ -1,0 +1,79 @@
+package dev.overlap.executor.task;
+
+import dev.overlap.executor.input.parquet.DecodeFailed;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A Parquet partition's results from the GPU's decode, read on the host instead when cuDF cannot
+ * decode one of its files ({@link DecodeFailed}). Before the partition has given any result, the
+ * host path takes the whole partition over in the same task. After, the file is remembered (every
+ * later task on this executor reads it on the host, Spark's retry of this one included) and the
+ * task fails saying so: results already handed on cannot be taken back.
+ *
+ * <p>Anything else, a fatal CUDA error included, is thrown as it is.
+ */
+final class DecodeFallback<T> implements Iterator<T> {
+  private final Iterator<T> gpu;
+  private final Supplier<Iterator<T>> host;
+  private final Consumer<DecodeFailed> onFallback;
+  private Iterator<T> current;
+  private boolean given;
+
+  /**
+   * @param host the partition through the host's decode, made only when needed
+   * @param onFallback told of each file the GPU could not decode, before the host takes over or the
+   *     task fails
+   */
+  DecodeFallback(Iterator<T> gpu, Supplier<Iterator<T>> host, Consumer<DecodeFailed> onFallback) {
+    this.gpu = gpu;
+    this.host = host;
+    this.onFallback = onFallback;
+    this.current = gpu;
+  }
+
+  @Override
+  public boolean hasNext() {
+    try {
+      return current.hasNext();
+    } catch (RuntimeException e) {
+      fallBack(e);
+      return current.hasNext();
+    }
+  }
+
+  @Override
+  public T next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    T t;
+    try {
+      t = current.next();
+    } catch (RuntimeException e) {
+      fallBack(e);
+      return next();
+    }
+    given = true;
+    return t;
+  }
+
+  /** Switches to the host path for a decode failure before any result; else throws. */
+  private void fallBack(RuntimeException e) {
+    DecodeFailed d = DecodeFailed.in(e);
+    if (d == null || current != gpu) {
+      throw e;
+    }
+    onFallback.accept(d);
+    if (given) {
+      throw new IllegalStateException(
+          d.getMessage()
+              + " after this task had handed on results; Spark's retry of the task reads the file"
+              + " on the host",
+          e);
+    }
+    current = host.get();
+  }
+}
