@@ -191,7 +191,7 @@ public final class PartitionRunner implements Serializable {
         stages(
             gpu,
             new ParquetUpload(gpu.streams(), kernel.name()),
-            new ParquetDecode(ColumnType.dtypesOf(inSchema)),
+            new ParquetDecode(inSchema),
             mode),
         source,
         f -> {

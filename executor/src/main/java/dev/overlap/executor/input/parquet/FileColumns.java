@@ -16,6 +16,8 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -25,9 +27,11 @@ import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
@@ -92,9 +96,7 @@ public final class FileColumns {
         int96 |=
             t.isPrimitive()
                 && t.asPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT96;
-        DataType dt = fields[c].dataType();
-        dated |=
-            dt instanceof DateType || dt instanceof TimestampType || dt instanceof TimestampNTZType;
+        dated |= dated(fields[c].dataType());
       }
     }
     if (int96) {
@@ -150,7 +152,10 @@ public final class FileColumns {
   /** Why Spark's type {@code want} is not a plain decode of {@code t}; null when it is. */
   static String mismatch(Type t, DataType want) {
     if (!t.isPrimitive() || t.isRepetition(Type.Repetition.REPEATED)) {
-      return "nested and repeated columns are read on the host";
+      return NestedColumns.mismatch(t, want);
+    }
+    if (want instanceof ArrayType || want instanceof MapType || want instanceof StructType) {
+      return "not a group, read as " + want.simpleString();
     }
     PrimitiveType p = t.asPrimitiveType();
     PrimitiveTypeName n = p.getPrimitiveTypeName();
@@ -177,6 +182,9 @@ public final class FileColumns {
       ok = n == PrimitiveTypeName.DOUBLE || n == PrimitiveTypeName.FLOAT;
     } else if (want instanceof StringType) {
       ok = n == PrimitiveTypeName.BINARY && (a == null || a instanceof StringLogicalTypeAnnotation);
+    } else if (want instanceof BinaryType) {
+      // Decoded as strings, then seen as lists of bytes (ParquetDecode).
+      ok = n == PrimitiveTypeName.BINARY && (a == null || a instanceof StringLogicalTypeAnnotation);
     } else if (want instanceof DecimalType d) {
       ok =
           a instanceof DecimalLogicalTypeAnnotation fd
@@ -197,6 +205,19 @@ public final class FileColumns {
       ok = false;
     }
     return ok ? null : "not a type the GPU decode reads as Spark does";
+  }
+
+  /** Whether {@code t} holds dates or timestamps, at any level. */
+  private static boolean dated(DataType t) {
+    if (t instanceof DateType || t instanceof TimestampType || t instanceof TimestampNTZType) {
+      return true;
+    }
+    for (DataType c : dev.overlap.executor.types.NestedTypes.children(t)) {
+      if (dated(c)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isInt(LogicalTypeAnnotation a, int bits) {

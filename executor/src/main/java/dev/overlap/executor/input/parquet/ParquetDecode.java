@@ -1,11 +1,12 @@
 package dev.overlap.executor.input.parquet;
 
 import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.ColumnView;
 import ai.rapids.cudf.Cuda;
 import ai.rapids.cudf.CudfColumnSizeOverflowException;
-import ai.rapids.cudf.CudfException;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.DeviceMemoryBuffer;
+import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HybridScanReader;
 import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
@@ -14,8 +15,14 @@ import dev.overlap.executor.gpu.DeviceMemory;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.Resources;
+import dev.overlap.executor.types.ColumnType;
+import dev.overlap.executor.types.NestedTypes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The kernel's input from Parquet chunks: decoded with cuDF's Parquet reader on the compute
@@ -25,13 +32,15 @@ import java.util.List;
  * throws {@link DecodeFailed}, and is read on the host.
  */
 public final class ParquetDecode implements KernelInput<DeviceChunks> {
+  private final StructType schema;
   private final DType[] types;
 
   /**
-   * @param types the kernel's input types, in its column order
+   * @param schema the kernel's input schema
    */
-  public ParquetDecode(DType[] types) {
-    this.types = types;
+  public ParquetDecode(StructType schema) {
+    this.schema = schema;
+    this.types = ColumnType.dtypesOf(schema);
   }
 
   @Override
@@ -81,7 +90,7 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
               Table decoded =
                   (again ? fresh : p.reader()).materializeAllColumns(p.rowGroups(), slices)) {
             parts.add(arrange(decoded, p.columns(), p.rows(), p.file()));
-          } catch (CudfException | IllegalStateException e) {
+          } catch (RuntimeException e) {
             // Not the GPU's fault: the file is read on the host instead. Out of device memory and
             // fatal CUDA errors go on as they are (a retry, a split, the fence).
             if (GpuHealth.isFatal(e)
@@ -104,6 +113,38 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
     }
   }
 
+  /** A nested column of {@code rows} nulls, for a file that lacks it. */
+  private static ColumnVector nulls(DataType t, long rows) {
+    try (HostColumnVector.ColumnBuilder b =
+        new HostColumnVector.ColumnBuilder(NestedTypes.hostType(t), rows)) {
+      for (long i = 0; i < rows; i++) {
+        b.appendNull();
+      }
+      try (HostColumnVector h = b.build()) {
+        return h.copyToDevice();
+      }
+    }
+  }
+
+  /**
+   * Strings as binary: a LIST of UINT8 over the strings' offsets and bytes, as cuDF decodes a
+   * BINARY column without the UTF8 annotation. A new column; {@code s} is left as it is.
+   */
+  static ColumnVector bytesOf(ColumnView s) {
+    long chars = s.getData() == null ? 0 : s.getData().getLength();
+    try (ColumnView bytes = new ColumnView(DType.UINT8, chars, Optional.of(0L), s.getData(), null);
+        ColumnView list =
+            new ColumnView(
+                DType.LIST,
+                s.getRowCount(),
+                Optional.of(s.getNullCount()),
+                s.getValid(),
+                s.getOffsets(),
+                new ColumnView[] {bytes})) {
+      return list.copyToColumnVector();
+    }
+  }
+
   /** The kernel's columns from one file's decoded columns. */
   private Table arrange(Table decoded, FileColumns columns, long rows, String file) {
     if (decoded.getRowCount() != rows) {
@@ -114,12 +155,26 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
     try {
       for (int c = 0; c < types.length; c++) {
         int at = columns.decodedIndex(c);
-        if (at < 0) {
+        if (at < 0 && ColumnType.of(schema.fields()[c].dataType()).nested()) {
+          cols.add(nulls(schema.fields()[c].dataType(), rows));
+        } else if (at < 0) {
           try (Scalar none = Scalar.fromNull(types[c])) {
             cols.add(ColumnVector.fromScalar(none, (int) rows));
           }
         } else {
           ColumnVector v = decoded.getColumn(at);
+          DataType want = schema.fields()[c].dataType();
+          if (want instanceof BinaryType && v.getType().equals(DType.STRING)) {
+            cols.add(bytesOf(v));
+            continue;
+          }
+          if (ColumnType.of(want).nested()) {
+            // FileColumns admitted the layout; what came out is checked all the same.
+            String why = NestedTypes.mismatch(want, NestedTypes.of(v), schema.fields()[c].name());
+            if (why != null) {
+              throw new IllegalStateException(file + ": decoded " + why);
+            }
+          }
           cols.add(v.getType().equals(types[c]) ? v.incRefCount() : v.castTo(types[c]));
         }
       }

@@ -110,8 +110,8 @@ class FileColumnsTest {
             + " as a timestamp",
         why(scan(false, "CORRECTED", "old", DataTypes.TimestampNTZType), Map.of()));
     assertEquals(
-        "f.parquet: column 'g' is optional group g {\n  optional int32 x;\n}, read as int: nested"
-            + " and repeated columns are read on the host",
+        "f.parquet: column 'g' is optional group g {\n  optional int32 x;\n}, read as int: g is a"
+            + " group, read as int",
         why(scan(false, "CORRECTED", "g", DataTypes.IntegerType), Map.of()));
     assertEquals(
         "f.parquet: column 'm' is optional int64 m (DECIMAL(12,2)), read as decimal(12,3): not a"
@@ -122,8 +122,8 @@ class FileColumnsTest {
             + " timestamp_ntz: not a type the GPU decode reads as Spark does",
         why(scan(false, "CORRECTED", "ts", DataTypes.TimestampNTZType), Map.of()));
     assertEquals(
-        "f.parquet: column 'r' is repeated int32 r, read as int: nested and repeated columns are"
-            + " read on the host",
+        "f.parquet: column 'r' is repeated int32 r, read as int: a repeated field outside a LIST"
+            + " or MAP (a legacy list) is read on the host",
         why(scan(false, "CORRECTED", "r", DataTypes.IntegerType), Map.of()));
     assertEquals(
         "f.parquet has none of the columns read",
@@ -188,5 +188,54 @@ class FileColumnsTest {
         FileColumns.mismatch(
             MessageTypeParser.parseMessageType(FILE).getType("i"), DataTypes.IntegerType));
     FileColumns.of(scan(false, "LEGACY", "i", DataTypes.IntegerType), file(Map.of()), "f.parquet");
+  }
+
+  private static String nested(String fileType, DataType want) {
+    return FileColumns.mismatch(
+        MessageTypeParser.parseMessageType("message m { " + fileType + " }").getType(0), want);
+  }
+
+  @Test
+  void standardNestedLayoutsAreDecodedOnTheGpuAndLegacyOnesOnTheHost() {
+    DataType ints = DataTypes.createArrayType(DataTypes.IntegerType);
+    // Spark's, Arrow's and parquet-mr's three-level list.
+    assertNull(
+        nested(
+            "optional group a (LIST) { repeated group list { optional int32 element; } }", ints));
+    // Two-level lists, which Spark reads by rules of its own.
+    assertEquals(
+        "a is a legacy list layout, read on the host",
+        nested("optional group a (LIST) { repeated group array { optional int32 x; } }", ints));
+    assertEquals(
+        "a is a legacy list layout, read on the host",
+        nested("optional group a (LIST) { repeated int32 element; }", ints));
+    assertEquals(
+        "a repeated field outside a LIST or MAP (a legacy list) is read on the host",
+        nested("repeated int32 a;", ints));
+    // Maps of required keys.
+    DataType map = DataTypes.createMapType(DataTypes.StringType, DataTypes.LongType);
+    assertNull(
+        nested(
+            "optional group m (MAP) { repeated group key_value { required binary key (UTF8);"
+                + " optional int64 value; } }",
+            map));
+    // A struct whose fields the scan pruned, or a leaf that would need a cast.
+    StructType ab = new StructType().add("a", DataTypes.IntegerType).add("b", DataTypes.StringType);
+    String group = "optional group s { optional int32 a; optional binary b (UTF8); }";
+    assertNull(nested(group, ab));
+    assertEquals(
+        "s has 2 fields, the scan reads 1",
+        nested(group, new StructType().add("a", DataTypes.IntegerType)));
+    assertEquals(
+        "s.a: a widened type inside a nested column is read on the host",
+        nested(
+            group, new StructType().add("a", DataTypes.LongType).add("b", DataTypes.StringType)));
+    // Binary: at the top, decoded as strings and seen as bytes; inside, on the host.
+    assertNull(nested("optional binary blob;", DataTypes.BinaryType));
+    assertEquals(
+        "a.element: binary and INT96 inside a nested column are read on the host",
+        nested(
+            "optional group a (LIST) { repeated group list { optional binary element; } }",
+            DataTypes.createArrayType(DataTypes.BinaryType)));
   }
 }
