@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the GPU tests and the benchmarks on a GPU machine that received the bundle from
 # ../shared/gpu-bundle/pack.sh (see docs/benchmarks.md). Logs go to $OUT (or ./gpu-out).
-#   tools/gpu-suite.sh [tests] [copy] [spark] [rapids] [class:NAME ...]    default: the first three
+#   tools/gpu-suite.sh [tests] [copy] [spark] [rapids] [embed] [class:NAME ...]    default: the first three
+#     embed: EmbeddingBenchmark (env EMBED_ROWS, RUNS, SLOTS)
 #     class:NAME: the one test class NAME (dev.overlap...), its tests whatever their tags (recv.sh's
 #     test command scans the whole class path, so it cannot select a class)
 #     rapids: the tests tagged rapids (both plugins in one session), with the RAPIDS Accelerator's
@@ -38,6 +39,10 @@ for s in "${steps[@]}"; do
     spark)
       bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.SparkPipelineBenchmark /tmp/overlap-bench \
         "${SPARK_GB:-16}" "${PASSES:-6}" "${SLOTS:-8}" 2>&1 | grep -v ' INFO ' | tee "$out/spark-bench.log" | tail -45
+      rc=$((rc | PIPESTATUS[0])) ;;
+    embed)
+      bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.EmbeddingBenchmark /tmp/overlap-embed \
+        "${EMBED_ROWS:-10000000}" "${RUNS:-3}" "${SLOTS:-16}" 2>&1 | grep -v ' INFO ' | tee "$out/embed-bench.log" | tail -25
       rc=$((rc | PIPESTATUS[0])) ;;
     class:*)
       name="${s#class:}"

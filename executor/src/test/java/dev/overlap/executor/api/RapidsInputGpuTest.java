@@ -181,6 +181,33 @@ class RapidsInputGpuTest {
   }
 
   @Test
+  void nestedAndBinaryColumnsComeAsRapidsDeviceBatchesWithAlways() throws Exception {
+    String dir = Files.createTempDirectory("overlap-rapids-nested").resolve("t").toString();
+    onCpu(
+        () -> {
+          dev.overlap.executor.testing.NestedData.frame(spark, 6_000, 3).write().parquet(dir);
+          return null;
+        });
+    PipelineReport report = PipelineReport.create(spark);
+    // The kernel's job runs with RAPIDS on (it hands over its device batches); the rows are kept
+    // and compared with Spark's own reader's on the CPU.
+    Dataset<Row> out =
+        withMode(
+            "ALWAYS",
+            () ->
+                GpuPartitions.map(
+                        spark.read().parquet(dir),
+                        new dev.overlap.executor.testing.PassThroughKernel(),
+                        report)
+                    .localCheckpoint(true));
+    List<String> got = onCpu(() -> dev.overlap.executor.plan.NestedColumnsTest.byId(out));
+    List<String> want =
+        onCpu(() -> dev.overlap.executor.plan.NestedColumnsTest.byId(spark.read().parquet(dir)));
+    assertEquals(want, got);
+    assertRapidsBatches(report, 6_000);
+  }
+
+  @Test
   void aPlainParquetScanIsDecodedByOverlapWithAuto() {
     PipelineReport report = PipelineReport.create(spark);
     assertEquals(cpuResult(exported, AllTypesKernel.SQL_WITHOUT_NTZ), mapExported(report));

@@ -10,6 +10,7 @@ import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.NestedData;
 import dev.overlap.executor.testing.NoCpuKernel;
+import dev.overlap.executor.testing.NormalizeKernel;
 import dev.overlap.executor.testing.PassThroughKernel;
 import dev.overlap.executor.types.UnsupportedColumnException;
 import java.nio.file.Files;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * a kernel without a CPU implementation, or a job that forbids the CPU path, is refused before any
  * work, naming the columns.
  */
-class NestedColumnsTest {
+public class NestedColumnsTest {
   private static SparkSession spark;
 
   @BeforeAll
@@ -49,7 +50,7 @@ class NestedColumnsTest {
    * Rows sorted by id, each as Spark's JSON of its values: every nested value and null at every
    * level (nulls written, not left out), the bytes as base64.
    */
-  static List<String> byId(Dataset<Row> df) {
+  public static List<String> byId(Dataset<Row> df) {
     return df
         .selectExpr(
             "id",
@@ -86,6 +87,33 @@ class NestedColumnsTest {
             "2 {\"t\":[\"a2\",null,\"b\"],\"e\":[1.0,-1.0,\"NaN\"],\"r\":{\"a\":2,\"b\":{\"c\":\"c2\",\"d\":null}},\"p\":null,\"b\":\"AgD+\"}"),
         want.get(2));
     assertTrue(report.gpuNotTaken().isEmpty(), String.valueOf(report.gpuNotTaken()));
+  }
+
+  /** Embeddings with a null one, a null element and an empty one among them. */
+  public static Dataset<Row> embeddings(SparkSession spark, int rows) {
+    return spark
+        .range(rows)
+        .selectExpr(
+            "id",
+            "case when id % 11 = 0 then null when id % 13 = 0 then array()"
+                + " when id % 17 = 0 then array(float(1), null, float(id))"
+                + " else transform(sequence(0, 63), i -> float(sin(id * 0.01 + i) + 1.5)) end as emb");
+  }
+
+  @Test
+  void theEmbeddingKernelsCpuImplementationIsSparkSqlsHigherOrderFunctions() {
+    Dataset<Row> df = embeddings(spark, 500).repartition(2);
+    Dataset<Row> out = GpuPartitions.map(df, NormalizeKernel.of(df.schema(), "emb"));
+    List<Row> want = df.selectExpr("id", NormalizeKernel.sql("emb")).orderBy("id").collectAsList();
+    assertEquals(want.toString(), out.orderBy("id").collectAsList().toString());
+    // Each embedding is of unit length.
+    Row lengths =
+        out.selectExpr("aggregate(emb, 0D, (a, y) -> a + coalesce(double(y) * y, 0D)) as n")
+            .where("id % 11 <> 0 and id % 13 <> 0")
+            .selectExpr("min(n)", "max(n)")
+            .first();
+    assertEquals(1.0, lengths.getDouble(0), 1e-6);
+    assertEquals(1.0, lengths.getDouble(1), 1e-6);
   }
 
   @Test
