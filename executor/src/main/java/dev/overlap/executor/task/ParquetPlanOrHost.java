@@ -115,7 +115,10 @@ public final class ParquetPlanOrHost {
                 columns,
                 () -> {
                   try {
-                    cudfReadsFooter(plan.split().fileName(), plan.footer().bytes(), columns);
+                    cudfReadsFooter(
+                        plan.split().fileName(),
+                        ParquetSource.footerFor(plan),
+                        ParquetSource.columnsFor(plan));
                     return "";
                   } catch (NotForGpu e) {
                     return e.reason();

@@ -151,7 +151,7 @@ public final class EmbeddingBenchmark {
                 "count(*)",
                 "count(id)",
                 "count(yid)",
-                "sum(if(ea is null <> eb is null, 1, 0))",
+                "sum(if((ea is null) <> (eb is null), 1, 0))",
                 "sum(if(size(ea) <> size(eb), 1, 0))",
                 "max(aggregate(zip_with(ea, eb, (p, q) -> abs(p - q)), 0f, (m, d) -> greatest(m,"
                     + " d)))",

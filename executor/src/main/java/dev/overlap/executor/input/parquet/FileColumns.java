@@ -46,11 +46,25 @@ public final class FileColumns {
   static final String LEGACY_INT96 = "org.apache.spark.legacyINT96";
 
   private final String[] include;
+  private final boolean nested;
+  private final boolean wholeFile;
   private final int[] decodedIndex;
 
-  private FileColumns(String[] include, int[] decodedIndex) {
+  private FileColumns(String[] include, boolean nested, boolean wholeFile, int[] decodedIndex) {
     this.include = include;
+    this.nested = nested;
+    this.wholeFile = wholeFile;
     this.decodedIndex = decodedIndex;
+  }
+
+  /** Whether a column to decode is nested (the reader then selects none: see ParquetSource). */
+  public boolean nested() {
+    return nested;
+  }
+
+  /** Whether the columns to decode are every top-level column of the file. */
+  public boolean wholeFile() {
+    return wholeFile;
   }
 
   /** The file's columns to decode, in the file's order. */
@@ -123,14 +137,16 @@ public final class FileColumns {
     }
     present.sort(null);
     String[] include = new String[present.size()];
+    boolean nested = false;
     for (int i = 0; i < include.length; i++) {
       include[i] = schema.getType(present.get(i)).getName();
+      nested |= !schema.getType(present.get(i)).isPrimitive();
     }
     int[] decoded = new int[fields.length];
     for (int c = 0; c < fields.length; c++) {
       decoded[c] = fileField[c] < 0 ? -1 : present.indexOf(fileField[c]);
     }
-    return new FileColumns(include, decoded);
+    return new FileColumns(include, nested, include.length == schema.getFieldCount(), decoded);
   }
 
   private static int find(MessageType schema, String name, boolean caseSensitive, String file)

@@ -43,6 +43,15 @@ public final class ParquetFooter {
     this.metadata = metadata;
   }
 
+  // The footer cut down to some top-level columns, per set of columns (FooterProjection).
+  private final Map<String, byte[]> projections = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The footer's thrift bytes naming only the top-level columns {@code columns}; cached. */
+  public byte[] projected(String[] columns) {
+    return projections.computeIfAbsent(
+        String.join(",", columns), k -> FooterProjection.project(bytes, java.util.Set.of(columns)));
+  }
+
   /** The footer's thrift bytes, without the length and magic that follow them in the file. */
   public byte[] bytes() {
     return bytes;

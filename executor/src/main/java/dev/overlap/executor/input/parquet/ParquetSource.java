@@ -231,16 +231,34 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
 
   /** A cuDF reader of {@code plan}'s file with the columns read selected. */
   static HybridScanReader reader(FilePlan plan) {
-    return reader(plan.footer().bytes(), plan.columns().include());
+    return reader(footerFor(plan), columnsFor(plan));
   }
 
-  /** A cuDF reader of a file with footer {@code footer}, reading {@code columns}. */
+  /**
+   * The footer the reader of {@code plan} is built from: the file's, or for a file whose nested
+   * columns are read but not all its columns, the file's cut down to the columns read ({@link
+   * FooterProjection}). cuDF's hybrid reader decodes nested columns only when it selects none.
+   */
+  public static byte[] footerFor(FilePlan plan) {
+    FileColumns c = plan.columns();
+    if (!c.nested() || c.wholeFile()) {
+      return plan.footer().bytes();
+    }
+    return plan.footer().projected(c.include());
+  }
+
+  /** The columns the reader of {@code plan} selects: none when nested columns are read. */
+  public static String[] columnsFor(FilePlan plan) {
+    return plan.columns().nested() ? null : plan.columns().include();
+  }
+
+  /** A cuDF reader of a file with footer {@code footer}, reading {@code columns} (null: all). */
   public static HybridScanReader reader(byte[] footer, String[] columns) {
-    ParquetOptions options =
-        ParquetOptions.builder()
-            .withTimeUnit(DType.TIMESTAMP_MICROSECONDS)
-            .includeColumn(columns)
-            .build();
+    ParquetOptions.Builder b = ParquetOptions.builder().withTimeUnit(DType.TIMESTAMP_MICROSECONDS);
+    if (columns != null) {
+      b.includeColumn(columns);
+    }
+    ParquetOptions options = b.build();
     try (HostMemoryBuffer f = HostMemoryBuffer.allocate(footer.length, false)) {
       f.setBytes(0, footer, 0, footer.length);
       return new HybridScanReader(f, options);
