@@ -145,7 +145,7 @@ class NestedTypesGpuTest {
                 "sum(if(zip_with(emb, emb_sql, (p, q) -> (p is null) = (q is null))"
                     + " = transform(emb, x -> true), 0, 1))",
                 "max(aggregate(zip_with(emb, emb_sql, (p, q) -> abs(p - q) / greatest(abs(q),"
-                    + " float(1e-30))), 0f, (m, d) -> greatest(m, coalesce(d, 0f))))")
+                    + " float(1e-30))), 0D, (m, d) -> greatest(m, coalesce(d, 0D))))")
             .first();
     System.out.println("embeddings GPU against Spark SQL: " + r);
     assertEquals(30_000L, r.getLong(0));
@@ -153,7 +153,7 @@ class NestedTypesGpuTest {
     assertEquals(0L, r.getLong(2), "sizes");
     assertTrue(r.getLong(3) <= 30_000 / 11 + 1, "null elements in place: " + r);
     // The sums of squares are added in another order: one float ulp (2^-23) at most.
-    assertTrue(r.getFloat(4) <= Math.ulp(1f), "largest relative difference " + r.getFloat(4));
+    assertTrue(r.getDouble(4) <= Math.ulp(1f), "largest relative difference " + r.getDouble(4));
     assertEquals(List.of(), report.parquetFallbacks());
     assertEquals(report.gpuTasks(), report.gpuTasks(InputPath.PARQUET));
   }
