@@ -26,6 +26,16 @@ import org.apache.spark.sql.types.StructType;
  * independently. Per-partition aggregates are therefore per-batch partial aggregates: finish them
  * in Spark.
  *
+ * <p><b>Column layouts.</b> Each Spark type is one cuDF column: {@code boolean} BOOL8, {@code
+ * tinyint} to {@code bigint} INT8 to INT64, {@code float} FLOAT32, {@code double} FLOAT64, {@code
+ * date} TIMESTAMP_DAYS, {@code timestamp} and {@code timestamp_ntz} TIMESTAMP_MICROSECONDS, {@code
+ * string} STRING, {@code decimal(p, s)} DECIMAL32, 64 or 128 by precision with cuDF scale {@code
+ * -s}. Nested types, as the RAPIDS Accelerator lays them out: {@code binary} a LIST of UINT8,
+ * {@code array<T>} a LIST whose child is {@code T}'s column, {@code struct<...>} a STRUCT with one
+ * child per field in order, {@code map<K, V>} a LIST of STRUCT{@code <key, value>}. Nulls at every
+ * level: a null list, an empty list and a list holding a null are three different rows. A nested
+ * output is checked level by level against the declared type.
+ *
  * <p>Instances are serialized to executors.
  */
 @Public

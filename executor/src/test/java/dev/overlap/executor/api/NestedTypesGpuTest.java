@@ -96,6 +96,29 @@ class NestedTypesGpuTest {
   }
 
   @Test
+  void filesOtherWritersWroteDecodeOnTheGpuAsSparkReadsThem() throws Exception {
+    for (String name : dev.overlap.executor.task.ParquetPlanOrHostTest.WRITERS) {
+      Dataset<Row> in =
+          spark.read().parquet(dev.overlap.executor.task.ParquetPlanOrHostTest.writerFile(name));
+      PipelineReport r = passedThrough(in, InputPath.PARQUET);
+      assertEquals(List.of(), r.parquetFallbacks(), name);
+      assertEquals(700, r.rowsIn(), name);
+    }
+  }
+
+  @Test
+  void sparksPageVersionTwoDecodesOnTheGpu() {
+    String dir = root.resolve("v2").toString();
+    NestedData.frame(spark, 6_000, 2)
+        .write()
+        .option("parquet.writer.version", "v2")
+        .option("compression", "zstd")
+        .parquet(dir);
+    PipelineReport r = passedThrough(spark.read().parquet(dir), InputPath.PARQUET);
+    assertEquals(List.of(), r.parquetFallbacks());
+  }
+
+  @Test
   void legacyListsAndTheHostPathsBatchesGiveSparksValues() {
     String dir = root.resolve("legacy").toString();
     spark.conf().set("spark.sql.parquet.writeLegacyFormat", "true");

@@ -89,6 +89,17 @@ public class NestedColumnsTest {
     assertTrue(report.gpuNotTaken().isEmpty(), String.valueOf(report.gpuNotTaken()));
   }
 
+  @Test
+  void filesOtherWritersWroteMapWithSparksValues() throws Exception {
+    for (String name : dev.overlap.executor.task.ParquetPlanOrHostTest.WRITERS) {
+      Dataset<Row> in =
+          spark.read().parquet(dev.overlap.executor.task.ParquetPlanOrHostTest.writerFile(name));
+      PipelineReport report = PipelineReport.create(spark);
+      assertEquals(byId(in), byId(GpuPartitions.map(in, new PassThroughKernel(), report)), name);
+      assertEquals(700, report.rowsIn(), name);
+    }
+  }
+
   /** Embeddings with a null one, a null element and an empty one among them. */
   public static Dataset<Row> embeddings(SparkSession spark, int rows) {
     return spark

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * for here, over a file Spark wrote; {@code FooterCheckGpuTest} runs the real check on a footer
  * cuDF refuses.
  */
-class ParquetPlanOrHostTest {
+public class ParquetPlanOrHostTest {
   private static SparkSession spark;
   private static String dir;
 
@@ -110,6 +110,38 @@ class ParquetPlanOrHostTest {
     JobReport later = new JobReport(spark);
     assertNull(ParquetPlanOrHost.plans(partition0(own), OverlapConf.defaults(), later, p -> {}));
     assertEquals(report.parquetFallbacks(), later.parquetFallbacks());
+  }
+
+  /** The Parquet files other writers wrote, with nested and binary columns (tools/fixtures). */
+  public static final List<String> WRITERS =
+      List.of(
+          "arrow-snappy-v1",
+          "arrow-zstd-v2",
+          "arrow-gzip-plain",
+          "arrow-lz4-item",
+          "arrow-none-large");
+
+  /** A folder holding only the fixture {@code name}. */
+  public static String writerFile(String name) throws Exception {
+    java.nio.file.Path dir = Files.createTempDirectory("overlap-writer-" + name);
+    try (var in =
+        ParquetPlanOrHostTest.class.getResourceAsStream("/writers/" + name + ".parquet")) {
+      Files.copy(in, dir.resolve(name + ".parquet"));
+    }
+    return dir.toString();
+  }
+
+  @Test
+  void nestedAndBinaryColumnsOtherWritersWroteArePlannedForTheGpu() throws Exception {
+    for (String name : WRITERS) {
+      String own = writerFile(name);
+      JobReport report = new JobReport(spark);
+      List<FilePlan> plans =
+          ParquetPlanOrHost.plans(partition0(own), OverlapConf.defaults(), report, p -> {});
+      assertNotNull(plans, name + ": " + report.parquetFallbacks());
+      assertTrue(plans.get(0).columns().nested(), name);
+      assertTrue(plans.get(0).columns().wholeFile(), name);
+    }
   }
 
   @Test

@@ -7,6 +7,9 @@ import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.types.ColumnType;
 import dev.overlap.executor.types.NestedTypes;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -41,6 +44,10 @@ public final class HostBatchWriter {
   private long[] stringBytes;
   private final FittedStrings fitted;
   private final boolean anyNested;
+  // Whether a nested column goes through cuDF's generic builder (not only arrays of primitives).
+  private final boolean anyBuilt;
+  // Per array-of-primitive column (null for the others): the open batch's list builder.
+  private PrimitiveLists[] lists;
   // Per nested column (null for the others): the open batch's builder, and the bytes built.
   private HostColumnVector.ColumnBuilder[] builders;
   private long nestedBytes;
@@ -54,8 +61,10 @@ public final class HostBatchWriter {
     precision = new int[n];
     scale = new int[n];
     boolean nested = false;
+    boolean built = false;
     for (int c = 0; c < n; c++) {
       nested |= layout.type(c).nested();
+      built |= layout.type(c).nested() && !PrimitiveLists.takes(schema.fields()[c].dataType());
       dtypes[c] = layout.type(c).dtype(schema.fields()[c].dataType());
       if (schema.fields()[c].dataType() instanceof DecimalType d) {
         precision[c] = d.precision();
@@ -63,6 +72,7 @@ public final class HostBatchWriter {
       }
     }
     this.anyNested = nested;
+    this.anyBuilt = built;
   }
 
   public BatchLayout layout() {
@@ -96,10 +106,15 @@ public final class HostBatchWriter {
       }
     }
     HostColumnVector.ColumnBuilder[] made = new HostColumnVector.ColumnBuilder[layout.columns()];
+    PrimitiveLists[] madeLists = new PrimitiveLists[layout.columns()];
     if (anyNested) {
       try {
         for (int c = 0; c < made.length; c++) {
-          if (layout.type(c).nested()) {
+          DataType t = schema.fields()[c].dataType();
+          if (PrimitiveLists.takes(t)) {
+            int hint = Math.min(layout.capacityRows, 4096);
+            madeLists[c] = new PrimitiveLists((ArrayType) t, hint, hint * 8);
+          } else if (layout.type(c).nested()) {
             made[c] =
                 new HostColumnVector.ColumnBuilder(
                     NestedTypes.hostType(schema.fields()[c].dataType()),
@@ -108,11 +123,13 @@ public final class HostBatchWriter {
         }
       } catch (RuntimeException | Error e) {
         closeBuilders(made);
+        closeLists(madeLists);
         throw e;
       }
     }
     // Opened only once nothing can fail: when begin throws, the caller still owns the buffer.
     this.builders = made;
+    this.lists = madeLists;
     this.nestedBytes = 0;
     this.staging = buffer;
     this.release = release;
@@ -140,6 +157,8 @@ public final class HostBatchWriter {
       for (int c = 0; c < nested.length; c++) {
         if (builders[c] != null) {
           nested[c] = builders[c].build();
+        } else if (lists[c] != null) {
+          nested[c] = lists[c].build();
         }
       }
     } catch (RuntimeException | Error e) {
@@ -148,6 +167,7 @@ public final class HostBatchWriter {
       throw e;
     }
     closeBuilders(builders);
+    closeLists(lists);
     HostBatch b =
         new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes, nested);
     staging = null;
@@ -166,10 +186,15 @@ public final class HostBatchWriter {
       release = null;
       try {
         closeBuilders(builders);
+        closeLists(lists);
       } finally {
         r.run();
       }
     }
+  }
+
+  private static void closeLists(PrimitiveLists[] made) {
+    Closing.all(java.util.Arrays.stream(made).filter(java.util.Objects::nonNull).toList());
   }
 
   private static void closeBuilders(HostColumnVector.ColumnBuilder[] made) {
@@ -210,6 +235,12 @@ public final class HostBatchWriter {
   /** Writes column {@code c} of {@code row} as row {@code at} of the batch. */
   private void writeValue(int c, InternalRow row, int at) {
     ColumnType t = layout.type(c);
+    if (lists != null && lists[c] != null) {
+      long before = lists[c].bytes();
+      lists[c].append(row, c);
+      nestedBytes += lists[c].bytes() - before;
+      return;
+    }
     if (t.nested()) {
       nestedBytes += NestedAppend.append(builders[c], row, c, schema.fields()[c].dataType());
       return;
@@ -237,7 +268,7 @@ public final class HostBatchWriter {
    * @return how many rows were appended; fewer than asked when the batch filled up
    */
   public int appendColumns(ColumnarBatch batch, int start, int n) {
-    if (anyNested) {
+    if (anyNested && (anyBuilt || !listsInSparksVectors(batch))) {
       // Nested columns end a batch by their bytes, known only once built: row by row.
       int done = 0;
       while (done < n && append(batch.getRow(start + done))) {
@@ -246,6 +277,9 @@ public final class HostBatchWriter {
       return done;
     }
     int take = Math.min(n, layout.capacityRows - rows);
+    if (anyNested) {
+      take = fitLists(batch, start, take);
+    }
     for (int c = 0; c < layout.columns(); c++) {
       if (layout.type(c).hasOffsets()) {
         take = fitStrings(c, batch.column(c), start, take);
@@ -255,7 +289,11 @@ public final class HostBatchWriter {
       return 0;
     }
     for (int c = 0; c < layout.columns(); c++) {
-      if (layout.type(c).hasOffsets()) {
+      if (lists[c] != null) {
+        long before = lists[c].bytes();
+        lists[c].appendRange(batch.column(c), start, take);
+        nestedBytes += lists[c].bytes() - before;
+      } else if (layout.type(c).hasOffsets()) {
         copyStrings(c, take);
       } else if (!copyBulk(c, batch.column(c), start, take)) {
         for (int i = 0; i < take; i++) {
@@ -265,6 +303,40 @@ public final class HostBatchWriter {
     }
     rows += take;
     return take;
+  }
+
+  /** Whether every array-of-primitive column of {@code batch} is one of Spark's own vectors. */
+  private boolean listsInSparksVectors(ColumnarBatch batch) {
+    for (int c = 0; c < layout.columns(); c++) {
+      if (lists[c] != null && !(batch.column(c) instanceof WritableColumnVector)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * How many of the {@code take} rows from {@code start} the lists' share of the batch holds (at
+   * least one in an empty batch).
+   */
+  private int fitLists(ColumnarBatch batch, int start, int take) {
+    long room = layout.bufferBytes - nestedBytes;
+    int fit = 0;
+    long used = 0;
+    while (fit < take) {
+      long row = 0;
+      for (int c = 0; c < layout.columns(); c++) {
+        if (lists[c] != null) {
+          row += PrimitiveLists.bytesOf(batch.column(c), start + fit, 1, lists[c].width());
+        }
+      }
+      if (used + row > room && (fit > 0 || rows > 0)) {
+        break;
+      }
+      used += row;
+      fit++;
+    }
+    return fit;
   }
 
   /**

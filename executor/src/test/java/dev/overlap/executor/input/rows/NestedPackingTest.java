@@ -197,6 +197,80 @@ class NestedPackingTest {
         e.getMessage().contains("emb.element: INT32 on the GPU, declared bigint"), e.getMessage());
   }
 
+  /** Embeddings and arrays of ints with null elements: the bulk path's schema. */
+  private static final StructType ARRAYS =
+      new StructType()
+          .add("id", DataTypes.LongType, false)
+          .add("emb", DataTypes.createArrayType(DataTypes.FloatType, false))
+          .add("ints", DataTypes.createArrayType(DataTypes.IntegerType, true));
+
+  private static Row arraysRow(long i) {
+    java.util.List<Float> emb = new ArrayList<>();
+    for (int k = 0; k < 64; k++) {
+      emb.add((float) Math.sin(i + k));
+    }
+    java.util.List<Integer> ints =
+        i % 5 == 0 ? null : i % 5 == 1 ? List.of() : java.util.Arrays.asList((int) i, null, 7);
+    return org.apache.spark.sql.RowFactory.create(i, i % 9 == 0 ? null : emb, ints);
+  }
+
+  @Test
+  void arraysOfPrimitivesPackInBulkFromSparksVectorsAndRowByRowFromRows() {
+    UnsafeProjection unsafe = UnsafeProjection.create(ARRAYS);
+    var toInternal = CatalystTypeConverters.createToCatalystConverter(ARRAYS);
+    int n = 3000;
+    ColumnVector[] vectors = new ColumnVector[3];
+    for (int c = 0; c < 3; c++) {
+      vectors[c] = new OnHeapColumnVector(n, ARRAYS.fields()[c].dataType());
+    }
+    List<UnsafeRow> want = new ArrayList<>();
+    for (long i = 0; i < n; i++) {
+      Row r = arraysRow(i);
+      for (int c = 0; c < 3; c++) {
+        put((WritableColumnVector) vectors[c], ARRAYS.fields()[c].dataType(), r.get(c));
+      }
+      want.add(unsafe.apply((InternalRow) toInternal.apply(r)).copy());
+    }
+    ColumnarBatch input = new ColumnarBatch(vectors);
+    input.setNumRows(n);
+    ColumnType[] types = ColumnType.forSchema(ARRAYS, "test");
+    // A small staging buffer: the lists' bytes end several batches.
+    BatchLayout layout = new BatchLayout(types, 256 << 10, 100_000, 32);
+    for (boolean fromRows : new boolean[] {false, true}) {
+      List<UnsafeRow> got = new ArrayList<>();
+      int batches = 0;
+      int at = 0;
+      while (at < n) {
+        HostBatchWriter w = new HostBatchWriter(ARRAYS, layout);
+        HostMemoryBuffer b = HostMemoryBuffer.allocate(layout.totalBytes, false);
+        buffers.add(b);
+        w.begin(b, released::incrementAndGet);
+        if (fromRows) {
+          while (at < n && w.append(unsafe.apply((InternalRow) toInternal.apply(arraysRow(at))))) {
+            at++;
+          }
+        } else {
+          at += w.appendColumns(input, at, n - at);
+        }
+        try (HostBatch batch = w.finish();
+            HostTable t = new HostTable(ARRAYS, batch.toHostColumns(), "test")) {
+          assertTrue(batch.rows() > 0);
+          Iterator<InternalRow> it = t.rows();
+          while (it.hasNext()) {
+            got.add(unsafe.apply(it.next()).copy());
+          }
+        }
+        batches++;
+      }
+      assertTrue(batches > 2, "batches: " + batches);
+      assertEquals(want.size(), got.size());
+      for (int i = 0; i < n; i++) {
+        assertEquals(want.get(i), got.get(i), (fromRows ? "rows" : "vectors") + ", row " + i);
+      }
+    }
+    input.close();
+  }
+
   /** NestedData's rows {@code [from, from + n)} as Spark's on-heap column vectors. */
   static ColumnarBatch columnar(long from, int n) {
     ColumnVector[] vectors = new ColumnVector[SCHEMA.fields().length];
