@@ -3,13 +3,8 @@ package dev.overlap.executor.input.rows;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.HostColumnVector;
 import ai.rapids.cudf.HostMemoryBuffer;
-import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.types.ColumnType;
-import dev.overlap.executor.types.NestedTypes;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
-import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -28,6 +23,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * the staging buffer; a batch with them ends when they hold as many bytes as the staging buffer.
  *
  * <p>Not thread-safe; used by its task's thread only.
+ *
+ * <p>Past 300 lines for one reason: rows and column vectors are packed into the same staging layout
+ * with the same state (the open batch's addresses, row count, nulls and string bytes), so both live
+ * here; nested columns have a class of their own ({@link NestedBatch}).
  */
 public final class HostBatchWriter {
   private final StructType schema;
@@ -44,13 +43,8 @@ public final class HostBatchWriter {
   private long[] stringBytes;
   private final FittedStrings fitted;
   private final boolean anyNested;
-  // Whether a nested column goes through cuDF's generic builder (not only arrays of primitives).
-  private final boolean anyBuilt;
-  // Per array-of-primitive column (null for the others): the open batch's list builder.
-  private PrimitiveLists[] lists;
-  // Per nested column (null for the others): the open batch's builder, and the bytes built.
-  private HostColumnVector.ColumnBuilder[] builders;
-  private long nestedBytes;
+  // The open batch's nested columns, when the layout has any.
+  private NestedBatch nested;
 
   public HostBatchWriter(StructType schema, BatchLayout layout) {
     this.schema = schema;
@@ -60,19 +54,14 @@ public final class HostBatchWriter {
     fitted = new FittedStrings(n);
     precision = new int[n];
     scale = new int[n];
-    boolean nested = false;
-    boolean built = false;
     for (int c = 0; c < n; c++) {
-      nested |= layout.type(c).nested();
-      built |= layout.type(c).nested() && !PrimitiveLists.takes(schema.fields()[c].dataType());
       dtypes[c] = layout.type(c).dtype(schema.fields()[c].dataType());
       if (schema.fields()[c].dataType() instanceof DecimalType d) {
         precision[c] = d.precision();
         scale[c] = d.scale();
       }
     }
-    this.anyNested = nested;
-    this.anyBuilt = built;
+    this.anyNested = NestedBatch.any(layout);
   }
 
   public BatchLayout layout() {
@@ -105,32 +94,9 @@ public final class HostBatchWriter {
         Platform.putInt(null, address + layout.offsetsOffset[c], 0);
       }
     }
-    HostColumnVector.ColumnBuilder[] made = new HostColumnVector.ColumnBuilder[layout.columns()];
-    PrimitiveLists[] madeLists = new PrimitiveLists[layout.columns()];
-    if (anyNested) {
-      try {
-        for (int c = 0; c < made.length; c++) {
-          DataType t = schema.fields()[c].dataType();
-          if (PrimitiveLists.takes(t)) {
-            int hint = Math.min(layout.capacityRows, 4096);
-            madeLists[c] = new PrimitiveLists((ArrayType) t, hint, hint * 8);
-          } else if (layout.type(c).nested()) {
-            made[c] =
-                new HostColumnVector.ColumnBuilder(
-                    NestedTypes.hostType(schema.fields()[c].dataType()),
-                    Math.min(layout.capacityRows, 4096));
-          }
-        }
-      } catch (RuntimeException | Error e) {
-        closeBuilders(made);
-        closeLists(madeLists);
-        throw e;
-      }
-    }
+    NestedBatch built = anyNested ? new NestedBatch(schema, layout) : null;
     // Opened only once nothing can fail: when begin throws, the caller still owns the buffer.
-    this.builders = made;
-    this.lists = madeLists;
-    this.nestedBytes = 0;
+    this.nested = built;
     this.staging = buffer;
     this.release = release;
     this.base = address;
@@ -144,7 +110,7 @@ public final class HostBatchWriter {
   }
 
   public boolean isFull() {
-    return rows >= layout.capacityRows || nestedBytes >= layout.bufferBytes;
+    return rows >= layout.capacityRows || (nested != null && nested.bytes() >= layout.bufferBytes);
   }
 
   /** Hands the packed batch over; the writer is ready for the next {@link #begin}. */
@@ -152,24 +118,17 @@ public final class HostBatchWriter {
     if (staging == null) {
       throw new IllegalStateException("no batch is open");
     }
-    HostColumnVector[] nested = new HostColumnVector[layout.columns()];
+    HostColumnVector[] columns;
     try {
-      for (int c = 0; c < nested.length; c++) {
-        if (builders[c] != null) {
-          nested[c] = builders[c].build();
-        } else if (lists[c] != null) {
-          nested[c] = lists[c].build();
-        }
-      }
+      columns = nested == null ? new HostColumnVector[layout.columns()] : nested.build();
     } catch (RuntimeException | Error e) {
-      Closing.all(java.util.Arrays.stream(nested).filter(java.util.Objects::nonNull).toList());
+      nested = null;
       abort();
       throw e;
     }
-    closeBuilders(builders);
-    closeLists(lists);
+    nested = null;
     HostBatch b =
-        new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes, nested);
+        new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes, columns);
     staging = null;
     release = null;
     return b;
@@ -185,20 +144,14 @@ public final class HostBatchWriter {
       staging = null;
       release = null;
       try {
-        closeBuilders(builders);
-        closeLists(lists);
+        if (nested != null) {
+          nested.close();
+          nested = null;
+        }
       } finally {
         r.run();
       }
     }
-  }
-
-  private static void closeLists(PrimitiveLists[] made) {
-    Closing.all(java.util.Arrays.stream(made).filter(java.util.Objects::nonNull).toList());
-  }
-
-  private static void closeBuilders(HostColumnVector.ColumnBuilder[] made) {
-    Closing.all(java.util.Arrays.stream(made).filter(java.util.Objects::nonNull).toList());
   }
 
   // ---- rows ------------------------------------------------------------------------------------
@@ -235,14 +188,8 @@ public final class HostBatchWriter {
   /** Writes column {@code c} of {@code row} as row {@code at} of the batch. */
   private void writeValue(int c, InternalRow row, int at) {
     ColumnType t = layout.type(c);
-    if (lists != null && lists[c] != null) {
-      long before = lists[c].bytes();
-      lists[c].append(row, c);
-      nestedBytes += lists[c].bytes() - before;
-      return;
-    }
     if (t.nested()) {
-      nestedBytes += NestedAppend.append(builders[c], row, c, schema.fields()[c].dataType());
+      nested.append(c, row);
       return;
     }
     long dst = base + layout.dataOffset[c] + (long) at * t.width();
@@ -268,7 +215,7 @@ public final class HostBatchWriter {
    * @return how many rows were appended; fewer than asked when the batch filled up
    */
   public int appendColumns(ColumnarBatch batch, int start, int n) {
-    if (anyNested && (anyBuilt || !listsInSparksVectors(batch))) {
+    if (anyNested && !nested.inRanges(batch)) {
       // Nested columns end a batch by their bytes, known only once built: row by row.
       int done = 0;
       while (done < n && append(batch.getRow(start + done))) {
@@ -278,7 +225,7 @@ public final class HostBatchWriter {
     }
     int take = Math.min(n, layout.capacityRows - rows);
     if (anyNested) {
-      take = fitLists(batch, start, take);
+      take = nested.fit(batch, start, take, layout.bufferBytes - nested.bytes(), rows == 0);
     }
     for (int c = 0; c < layout.columns(); c++) {
       if (layout.type(c).hasOffsets()) {
@@ -289,10 +236,8 @@ public final class HostBatchWriter {
       return 0;
     }
     for (int c = 0; c < layout.columns(); c++) {
-      if (lists[c] != null) {
-        long before = lists[c].bytes();
-        lists[c].appendRange(batch.column(c), start, take);
-        nestedBytes += lists[c].bytes() - before;
+      if (anyNested && nested.has(c)) {
+        nested.appendRange(c, batch, start, take);
       } else if (layout.type(c).hasOffsets()) {
         copyStrings(c, take);
       } else if (!copyBulk(c, batch.column(c), start, take)) {
@@ -303,40 +248,6 @@ public final class HostBatchWriter {
     }
     rows += take;
     return take;
-  }
-
-  /** Whether every array-of-primitive column of {@code batch} is one of Spark's own vectors. */
-  private boolean listsInSparksVectors(ColumnarBatch batch) {
-    for (int c = 0; c < layout.columns(); c++) {
-      if (lists[c] != null && !(batch.column(c) instanceof WritableColumnVector)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * How many of the {@code take} rows from {@code start} the lists' share of the batch holds (at
-   * least one in an empty batch).
-   */
-  private int fitLists(ColumnarBatch batch, int start, int take) {
-    long room = layout.bufferBytes - nestedBytes;
-    int fit = 0;
-    long used = 0;
-    while (fit < take) {
-      long row = 0;
-      for (int c = 0; c < layout.columns(); c++) {
-        if (lists[c] != null) {
-          row += PrimitiveLists.bytesOf(batch.column(c), start + fit, 1, lists[c].width());
-        }
-      }
-      if (used + row > room && (fit > 0 || rows > 0)) {
-        break;
-      }
-      used += row;
-      fit++;
-    }
-    return fit;
   }
 
   /**
