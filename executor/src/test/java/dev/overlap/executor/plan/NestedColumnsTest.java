@@ -94,8 +94,10 @@ public class NestedColumnsTest {
     for (String name : dev.overlap.executor.task.ParquetPlanOrHostTest.WRITERS) {
       Dataset<Row> in =
           spark.read().parquet(dev.overlap.executor.task.ParquetPlanOrHostTest.writerFile(name));
+      assertEquals(byId(in), byId(GpuPartitions.map(in, new PassThroughKernel())), name);
+      // One run, counted (sorting runs the job twice: once to sample).
       PipelineReport report = PipelineReport.create(spark);
-      assertEquals(byId(in), byId(GpuPartitions.map(in, new PassThroughKernel(), report)), name);
+      assertEquals(700, GpuPartitions.map(in, new PassThroughKernel(), report).count(), name);
       assertEquals(700, report.rowsIn(), name);
     }
   }

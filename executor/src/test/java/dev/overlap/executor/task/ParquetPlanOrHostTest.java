@@ -112,14 +112,20 @@ public class ParquetPlanOrHostTest {
     assertEquals(report.parquetFallbacks(), later.parquetFallbacks());
   }
 
-  /** The Parquet files other writers wrote, with nested and binary columns (tools/fixtures). */
+  /**
+   * The Parquet files other writers wrote, with nested and binary columns: Arrow's C++ writer and
+   * Rust's parquet crate (tools/fixtures).
+   */
   public static final List<String> WRITERS =
       List.of(
           "arrow-snappy-v1",
           "arrow-zstd-v2",
           "arrow-gzip-plain",
           "arrow-lz4-item",
-          "arrow-none-large");
+          "arrow-none-large",
+          "rust-snappy-v1",
+          "rust-zstd-v2",
+          "rust-lz4raw-v2");
 
   /** A folder holding only the fixture {@code name}. */
   public static String writerFile(String name) throws Exception {
