@@ -171,8 +171,9 @@ public final class OverlapConf {
                   + " AUTO copies the projected columns' compressed chunks to the GPU and decodes"
                   + " them there, falling back to the host for a task with a file the GPU cannot"
                   + " read exactly as Spark would (encrypted, a codec cuDF lacks, the legacy"
-                  + " calendar, INT96, nested or mismatched types), with the reason in the job"
-                  + " summary; HOST always decodes on the host; GPU fails such a task instead.")
+                  + " calendar, INT96, a legacy list layout or mismatched types) or whose pages cuDF"
+                  + " failed to decode, with the reason in the job summary; HOST always decodes on"
+                  + " the host; GPU fails such a task instead.")
           .enumConf(ParquetDecodeMode.class, ParquetDecodeMode.AUTO);
 
   public static final ConfigEntry<RapidsInputMode> RAPIDS_INPUT =
