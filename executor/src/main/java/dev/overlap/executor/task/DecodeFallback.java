@@ -10,10 +10,11 @@ import java.util.function.Supplier;
  * A Parquet partition's results from the GPU's decode, read on the host instead when cuDF cannot
  * decode one of its files ({@link DecodeFailed}). Before the partition has given any result, the
  * host path takes the whole partition over in the same task. After, the file is remembered (every
- * later task on this executor reads it on the host, Spark's retry of this one included) and the
- * task fails saying so: results already handed on cannot be taken back.
+ * later task on this executor reads it on the host) and the task fails saying so: results already
+ * handed on cannot be taken back. Spark's retry, on any executor, reads on the host ({@link
+ * ParquetPlanOrHost}).
  *
- * <p>Anything else, a fatal CUDA error included, is thrown as it is.
+ * <p>Anything else, a fatal CUDA error and the GPU's fence included, is thrown as it is.
  */
 final class DecodeFallback<T> implements Iterator<T> {
   private final Iterator<T> gpu;

@@ -55,9 +55,16 @@ public final class ParquetPlanOrHost {
       return null;
     }
     try {
+      org.apache.spark.TaskContext ctx = org.apache.spark.TaskContext.get();
+      if (ctx != null && ctx.attemptNumber() > 0) {
+        // An earlier attempt may have failed decoding a file on another executor, after handing
+        // on results: a retry never meets it on the GPU again.
+        throw new NotForGpu(
+            "a retry of task " + ctx.partitionId() + " reads its Parquet files on the host");
+      }
       List<FilePlan> plans = in.input().plan(in.partition());
       for (FilePlan p : plans) {
-        String failed = UNDECODABLE.get(p.split().fileName());
+        String failed = UNDECODABLE.get(p.split().path());
         if (failed != null) {
           throw new NotForGpu(failed);
         }
@@ -115,10 +122,15 @@ public final class ParquetPlanOrHost {
                 columns,
                 () -> {
                   try {
+                    byte[] footer;
+                    try {
+                      footer = ParquetSource.footerFor(plan);
+                    } catch (RuntimeException e) {
+                      // The footer cut down to the columns read could not be made.
+                      return footerRefused(plan.split().fileName(), e);
+                    }
                     cudfReadsFooter(
-                        plan.split().fileName(),
-                        ParquetSource.footerFor(plan),
-                        ParquetSource.columnsFor(plan));
+                        plan.split().fileName(), footer, ParquetSource.columnsFor(plan));
                     return "";
                   } catch (NotForGpu e) {
                     return e.reason();

@@ -87,6 +87,16 @@ class DecodeFallbackTest {
   }
 
   @Test
+  void aFailureBehindTheGpusFenceIsNeverAFilesFault() {
+    RuntimeException fenced =
+        new dev.overlap.executor.gpu.GpuFencedException("the GPU is fenced", failed());
+    RuntimeException e = assertThrows(RuntimeException.class, () -> all(fallback(gpu(0, fenced))));
+    assertSame(fenced, e.getCause());
+    assertEquals(0, hostsMade.get());
+    assertTrue(fellBack.isEmpty());
+  }
+
+  @Test
   void anyOtherFailurePassesThroughAndNoHostPathIsMade() {
     IllegalArgumentException other = new IllegalArgumentException("a kernel's own bug");
     RuntimeException e = assertThrows(RuntimeException.class, () -> all(fallback(gpu(0, other))));

@@ -96,7 +96,7 @@ public class ParquetPlanOrHostTest {
     spark.range(0, 100).coalesce(1).write().parquet(own);
     List<FilePlan> plans =
         ParquetPlanOrHost.plans(partition0(own), OverlapConf.defaults(), null, p -> {});
-    String file = plans.get(0).split().fileName();
+    String file = plans.get(0).split().path();
     JobReport report = new JobReport(spark);
     ParquetPlanOrHost.decodeFailed(
         new dev.overlap.executor.input.parquet.DecodeFailed(

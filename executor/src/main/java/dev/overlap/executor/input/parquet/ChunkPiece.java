@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * @param fileOffsets where each chunk starts in the file
  * @param rows rows in those row groups
  * @param columns how the decoded columns answer the kernel's input
- * @param file the file's name, for messages
+ * @param file the file's path, for messages and to remember a file cuDF could not decode
  * @param freshReader builds another reader like {@code reader}: a reader decodes its row groups
  *     once, and a decode that runs again (after running out of device memory, or for part of a
  *     split batch) takes a reader of its own

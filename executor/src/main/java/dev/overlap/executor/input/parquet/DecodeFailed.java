@@ -19,14 +19,23 @@ public final class DecodeFailed extends RuntimeException {
     this.file = file;
   }
 
-  /** The file at fault. */
+  /** The file at fault, its path. */
   public String file() {
     return file;
   }
 
-  /** The first {@code DecodeFailed} in {@code t}'s causes, or null. */
+  /**
+   * The first {@code DecodeFailed} in {@code t}'s causes, or null; null too when a cause is the
+   * GPU's fence or a fatal CUDA error, which are never a file's fault.
+   */
   public static DecodeFailed in(Throwable t) {
+    if (dev.overlap.executor.gpu.GpuHealth.isFatal(t)) {
+      return null;
+    }
     for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof dev.overlap.executor.gpu.GpuFencedException) {
+        return null;
+      }
       if (c instanceof DecodeFailed d) {
         return d;
       }

@@ -56,6 +56,10 @@ final class FooterProjection {
         g.setColumns(pick(g.getColumns(), leafRanges));
         g.unsetSorting_columns();
       }
+      if (meta.isSetKey_value_metadata()) {
+        // Arrow's schema names every column: cuDF's reader would log it does not match.
+        meta.getKey_value_metadata().removeIf(kv -> "ARROW:schema".equals(kv.getKey()));
+      }
       if (meta.isSetColumn_orders()) {
         List<ColumnOrder> orders = pick(meta.getColumn_orders(), leafRanges);
         meta.setColumn_orders(orders);
@@ -79,12 +83,12 @@ final class FooterProjection {
     return next;
   }
 
-  /** The leaves (elements without children) in {@code [from, to)}. */
+  /** The leaves (primitives, each with a chunk) in {@code [from, to)}. */
   private static int leaves(List<SchemaElement> schema, int from, int to) {
     int n = 0;
     for (int i = from; i < to; i++) {
       SchemaElement e = schema.get(i);
-      if (!e.isSetNum_children() || e.getNum_children() == 0) {
+      if (e.isSetType()) { // a primitive: one column chunk per row group
         n++;
       }
     }

@@ -11,6 +11,7 @@ import org.apache.parquet.schema.Type;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.MapType;
@@ -111,11 +112,31 @@ final class NestedColumns {
       return path + ": binary and INT96 inside a nested column are read on the host";
     }
     if ((want instanceof LongType && n == PrimitiveTypeName.INT32)
-        || (want instanceof DoubleType && n == PrimitiveTypeName.FLOAT)) {
+        || (want instanceof DoubleType && n == PrimitiveTypeName.FLOAT)
+        || (want instanceof DecimalType d && !sameDecimal(t, d))) {
       return path + ": a widened type inside a nested column is read on the host";
     }
     String why = FileColumns.mismatch(t, want);
     return why == null ? null : path + ": " + why;
+  }
+
+  /**
+   * Whether the file's decimal decodes to exactly {@code d}'s cuDF type: the same precision and
+   * scale, stored in the width the precision takes (INT32 up to 9 digits, INT64 up to 18).
+   */
+  private static boolean sameDecimal(Type t, DecimalType d) {
+    if (!(t.getLogicalTypeAnnotation()
+        instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation fd)) {
+      return false;
+    }
+    PrimitiveTypeName n = t.asPrimitiveType().getPrimitiveTypeName();
+    PrimitiveTypeName stored =
+        d.precision() <= 9
+            ? PrimitiveTypeName.INT32
+            : d.precision() <= 18
+                ? PrimitiveTypeName.INT64
+                : PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+    return fd.getPrecision() == d.precision() && fd.getScale() == d.scale() && n == stored;
   }
 
   private static Type only(GroupType g) {

@@ -131,6 +131,10 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
    * BINARY column without the UTF8 annotation. A new column; {@code s} is left as it is.
    */
   static ColumnVector bytesOf(ColumnView s) {
+    if (s.getOffsets() != null && s.getOffsets().getLength() != 4L * (s.getRowCount() + 1)) {
+      // Large strings' 64-bit offsets do not make a LIST's 32-bit ones.
+      throw new IllegalStateException("binary column with 64-bit offsets");
+    }
     long chars = s.getData() == null ? 0 : s.getData().getLength();
     try (ColumnView bytes = new ColumnView(DType.UINT8, chars, Optional.of(0L), s.getData(), null);
         ColumnView list =

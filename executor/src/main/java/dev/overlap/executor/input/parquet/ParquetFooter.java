@@ -36,7 +36,8 @@ public final class ParquetFooter {
   private final ParquetMetadata metadata;
   // cuDF's verdict on these bytes per set of columns read: empty when its reader takes them, else
   // the reason. Cached with the footer, so each task of a file does not parse it again.
-  private final Map<String, String> cudfVerdicts = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<java.util.List<String>, String> cudfVerdicts =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   ParquetFooter(byte[] bytes, ParquetMetadata metadata) {
     this.bytes = bytes;
@@ -44,12 +45,14 @@ public final class ParquetFooter {
   }
 
   // The footer cut down to some top-level columns, per set of columns (FooterProjection).
-  private final Map<String, byte[]> projections = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<java.util.List<String>, byte[]> projections =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** The footer's thrift bytes naming only the top-level columns {@code columns}; cached. */
   public byte[] projected(String[] columns) {
     return projections.computeIfAbsent(
-        String.join(",", columns), k -> FooterProjection.project(bytes, java.util.Set.of(columns)));
+        java.util.List.of(columns),
+        k -> FooterProjection.project(bytes, java.util.Set.of(columns)));
   }
 
   /** The footer's thrift bytes, without the length and magic that follow them in the file. */
@@ -66,7 +69,7 @@ public final class ParquetFooter {
    * columns (empty when cuDF's reader takes the footer, else the reason it does not).
    */
   public String cudfVerdict(String[] columns, java.util.function.Supplier<String> check) {
-    return cudfVerdicts.computeIfAbsent(String.join(",", columns), c -> check.get());
+    return cudfVerdicts.computeIfAbsent(java.util.List.of(columns), c -> check.get());
   }
 
   /**

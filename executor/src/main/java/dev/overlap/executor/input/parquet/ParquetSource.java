@@ -220,7 +220,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           offsets,
           java.util.Arrays.stream(groupRows).sum(),
           plan.columns(),
-          plan.split().fileName(),
+          plan.split().path(),
           () -> reader(plan),
           new java.util.concurrent.atomic.AtomicBoolean());
     } catch (IOException | RuntimeException | Error e) {

@@ -230,6 +230,12 @@ class FileColumnsTest {
         "s.a: a widened type inside a nested column is read on the host",
         nested(
             group, new StructType().add("a", DataTypes.LongType).add("b", DataTypes.StringType)));
+    // A decimal inside a nested column decodes to its own width only: no cast there.
+    String decimals = "optional group s { optional int32 a (DECIMAL(5,2)); }";
+    assertNull(nested(decimals, new StructType().add("a", DataTypes.createDecimalType(5, 2))));
+    assertEquals(
+        "s.a: a widened type inside a nested column is read on the host",
+        nested(decimals, new StructType().add("a", DataTypes.createDecimalType(12, 2))));
     // Binary: at the top, decoded as strings and seen as bytes; inside, on the host.
     assertNull(nested("optional binary blob;", DataTypes.BinaryType));
     assertEquals(
