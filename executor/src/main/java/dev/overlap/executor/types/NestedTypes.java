@@ -105,81 +105,27 @@ public final class NestedTypes {
         .add("value", m.valueType(), m.valueContainsNull());
   }
 
-  /** A cuDF column's shape, host or device: its type and its children. */
-  public interface Shape {
-    DType type();
-
-    int children();
-
-    Shape child(int i);
-  }
+  /** A cuDF column's shape, host or device: its type and its children's, read out whole. */
+  public record Shape(DType type, List<Shape> children) {}
 
   /** A host column's shape. */
   public static Shape of(HostColumnVectorCore c) {
-    return new Shape() {
-      @Override
-      public DType type() {
-        return c.getType();
-      }
-
-      @Override
-      public int children() {
-        return c.getNumChildren();
-      }
-
-      @Override
-      public Shape child(int i) {
-        return of(c.getChildColumnView(i));
-      }
-    };
-  }
-
-  /** A device column's shape. */
-  public static Shape of(ColumnView c) {
-    return new Shape() {
-      @Override
-      public DType type() {
-        return c.getType();
-      }
-
-      @Override
-      public int children() {
-        return c.getNumChildren();
-      }
-
-      @Override
-      public Shape child(int i) {
-        // A view of the child, closed once its shape is read.
-        try (ColumnView v = c.getChildColumnView(i)) {
-          return snapshot(of(v));
-        }
-      }
-    };
-  }
-
-  /** A shape read out whole, for a view about to be closed. */
-  private static Shape snapshot(Shape s) {
-    DType type = s.type();
-    Shape[] kids = new Shape[s.children()];
-    for (int i = 0; i < kids.length; i++) {
-      kids[i] = s.child(i);
+    List<Shape> kids = new ArrayList<>();
+    for (int i = 0; i < c.getNumChildren(); i++) {
+      kids.add(of(c.getChildColumnView(i)));
     }
-    return new Shape() {
-      @Override
-      public DType type() {
-        return type;
-      }
+    return new Shape(c.getType(), kids);
+  }
 
-      @Override
-      public int children() {
-        return kids.length;
+  /** A device column's shape; each child's view is closed once its shape is read. */
+  public static Shape of(ColumnView c) {
+    List<Shape> kids = new ArrayList<>();
+    for (int i = 0; i < c.getNumChildren(); i++) {
+      try (ColumnView v = c.getChildColumnView(i)) {
+        kids.add(of(v));
       }
-
-      @Override
-      public Shape child(int i) {
-        return kids[i];
-      }
-    };
+    }
+    return new Shape(c.getType(), kids);
   }
 
   /**
@@ -196,17 +142,17 @@ public final class NestedTypes {
     if (kids.length == 0) {
       return null;
     }
-    if (actual.children() != kids.length) {
+    if (actual.children().size() != kids.length) {
       return path
           + ": "
-          + actual.children()
+          + actual.children().size()
           + " children on the GPU, declared "
           + t.simpleString()
           + " has "
           + kids.length;
     }
     for (int i = 0; i < kids.length; i++) {
-      Shape c = actual.child(i);
+      Shape c = actual.children().get(i);
       if (t instanceof BinaryType) {
         if (!c.type().equals(DType.UINT8) && !c.type().equals(DType.INT8)) {
           return path + ": a list of " + c.type() + " on the GPU, declared binary (bytes)";

@@ -64,31 +64,9 @@ public final class EmbeddingBenchmark {
     Dataset<Row> df = spark.read().parquet(input);
     System.out.println("GPU: " + GpuStatus.current());
     NormalizeKernel kernel = NormalizeKernel.of(df.schema(), "emb");
-    double gpu =
-        timed(
-            "GPU Parquet scan",
-            runs,
-            run -> {
-              PipelineReport report = PipelineReport.create(spark);
-              String out = dir.resolve("out-gpu-" + run).toString();
-              GpuPartitions.write(df, kernel, ParquetOutput.to(out), report);
-              return report.gpuTasks()
-                  + " GPU tasks, "
-                  + report.cpuTasks()
-                  + " CPU tasks, fallbacks "
-                  + report.parquetFallbacks();
-            });
+    double gpu = timed("GPU Parquet scan", runs, written(spark, df, kernel, dir, "out-gpu-"));
     spark.conf().set("spark.overlap.parquet.decode", "HOST");
-    double host =
-        timed(
-            "host path",
-            runs,
-            run -> {
-              PipelineReport report = PipelineReport.create(spark);
-              String out = dir.resolve("out-host-" + run).toString();
-              GpuPartitions.write(df, kernel, ParquetOutput.to(out), report);
-              return report.gpuTasks() + " GPU tasks, " + report.cpuTasks() + " CPU tasks";
-            });
+    double host = timed("host path", runs, written(spark, df, kernel, dir, "out-host-"));
     spark.conf().unset("spark.overlap.parquet.decode");
     double cpu =
         timed(
@@ -134,6 +112,21 @@ public final class EmbeddingBenchmark {
     }
     Arrays.sort(walls);
     return walls[runs / 2];
+  }
+
+  /** One run of the kernel writing {@code prefix + run} under {@code dir}, and its report. */
+  private static Run written(
+      SparkSession spark, Dataset<Row> df, NormalizeKernel kernel, Path dir, String prefix) {
+    return run -> {
+      PipelineReport report = PipelineReport.create(spark);
+      String out = dir.resolve(prefix + run).toString();
+      GpuPartitions.write(df, kernel, ParquetOutput.to(out), report);
+      return report.gpuTasks()
+          + " GPU tasks, "
+          + report.cpuTasks()
+          + " CPU tasks, fallbacks "
+          + report.parquetFallbacks();
+    };
   }
 
   @FunctionalInterface

@@ -18,7 +18,11 @@ import java.util.Optional;
  * <p>Ownership: the batch holds its staging buffer until {@link #close}, which hands the buffer
  * back to whoever lent it (the executor's staging pool). The pipeline closes a batch once its
  * upload has completed. A part holds a reference to the batch it was cut from and its own string
- * offsets (rebased to start at 0); its close frees those and drops that reference.
+ * offsets (rebased to start at 0); its close frees those and drops that reference. Nested columns
+ * are host columns the batch owns beside the staging buffer; a batch with them is not cut.
+ *
+ * <p>Past 300 lines because one batch's regions, its parts and its nested columns share the same
+ * per-column bookkeeping (sizes for the device budget, the host views, the release).
  */
 public final class HostBatch extends RefCounted<HostBatch> implements PackedBatch {
   private final BatchLayout layout;

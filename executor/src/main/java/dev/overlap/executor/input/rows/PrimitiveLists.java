@@ -15,6 +15,7 @@ import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarArray;
 import org.apache.spark.unsafe.Platform;
 
 /**
@@ -88,9 +89,13 @@ final class PrimitiveLists implements AutoCloseable {
   void append(SpecializedGetters src, int i) {
     if (src.isNullAt(i)) {
       appendNull();
-      return;
+    } else {
+      append(src.getArray(i));
     }
-    ArrayData a = src.getArray(i);
+  }
+
+  /** Appends array {@code a}, not null: a row's or a run of a column vector's child. */
+  private void append(ArrayData a) {
     int n = a.numElements();
     reserve(1, n);
     long dst = data.getAddress() + (long) elements * width;
@@ -138,8 +143,9 @@ final class PrimitiveLists implements AutoCloseable {
     reserve(n, count);
     long dst = data.getAddress() + (long) elements * width;
     if (!element.copy(child, first, count, dst)) {
+      ArrayData run = new ColumnarArray(child, first, count);
       for (int k = 0; k < count; k++) {
-        put(child, first + k, dst + (long) k * width);
+        put(run, k, dst + (long) k * width);
       }
     }
     int at = elements;
@@ -155,20 +161,6 @@ final class PrimitiveLists implements AutoCloseable {
     elements = at;
   }
 
-  private void append(org.apache.spark.sql.vectorized.ColumnarArray a) {
-    int n = a.numElements();
-    reserve(1, n);
-    long dst = data.getAddress() + (long) elements * width;
-    for (int k = 0; k < n; k++) {
-      if (a.isNullAt(k)) {
-        setElementNull(elements + k);
-      } else {
-        put(a, k, dst + (long) k * width);
-      }
-    }
-    endList(n);
-  }
-
   private void appendNull() {
     reserve(1, 0);
     setListNull(rows);
@@ -181,21 +173,8 @@ final class PrimitiveLists implements AutoCloseable {
     offsets.setInt(4L * rows, elements);
   }
 
-  /** Value {@code k} of {@code a} (a row's array or the child vector), not null, at {@code dst}. */
+  /** Value {@code k} of array {@code a}, not null, at {@code dst}. */
   private void put(SpecializedGetters a, int k, long dst) {
-    switch (element) {
-      case BOOLEAN -> Platform.putByte(null, dst, a.getBoolean(k) ? (byte) 1 : 0);
-      case BYTE -> Platform.putByte(null, dst, a.getByte(k));
-      case SHORT -> Platform.putShort(null, dst, a.getShort(k));
-      case INT, DATE -> Platform.putInt(null, dst, a.getInt(k));
-      case LONG, TIMESTAMP, TIMESTAMP_NTZ -> Platform.putLong(null, dst, a.getLong(k));
-      case FLOAT -> Platform.putFloat(null, dst, a.getFloat(k));
-      case DOUBLE -> Platform.putDouble(null, dst, a.getDouble(k));
-      default -> throw new IllegalStateException("not a primitive element: " + element);
-    }
-  }
-
-  private void put(ColumnVector a, int k, long dst) {
     switch (element) {
       case BOOLEAN -> Platform.putByte(null, dst, a.getBoolean(k) ? (byte) 1 : 0);
       case BYTE -> Platform.putByte(null, dst, a.getByte(k));
@@ -222,7 +201,7 @@ final class PrimitiveLists implements AutoCloseable {
 
   private void setListNull(int row) {
     if (listValid == null) {
-      listValid = allValid(Math.max(rows + 1, (int) (offsets.getLength() / 4)), rows);
+      listValid = allValid(Math.max(rows + 1, (int) (offsets.getLength() / 4)));
     }
     clear(listValid, row);
     nullLists++;
@@ -230,7 +209,7 @@ final class PrimitiveLists implements AutoCloseable {
 
   private void setElementNull(int at) {
     if (elementValid == null) {
-      elementValid = allValid((int) Math.max(at + 1, data.getLength() / width), elements);
+      elementValid = allValid((int) Math.max(at + 1, data.getLength() / width));
     }
     elementValid = grownMask(elementValid, at + 1, elements);
     clear(elementValid, at);
@@ -243,7 +222,7 @@ final class PrimitiveLists implements AutoCloseable {
   }
 
   /** A mask of at least {@code bits} bits, all valid. */
-  private static HostMemoryBuffer allValid(int bits, int used) {
+  private static HostMemoryBuffer allValid(int bits) {
     long len = BatchLayout.validityBytes(Math.max(bits, 1));
     HostMemoryBuffer m = HostMemoryBuffer.allocate(len, false);
     m.setMemory(0, len, (byte) 0xFF);
