@@ -74,7 +74,11 @@ public interface NativeSteps {
 
         @Override
         public void initPinned(long bytes) {
-          PinnedMemoryPool.initialize(bytes);
+          // Not cuDF's I/O pool too (the last argument): its Parquet reader and writer would take
+          // host buffers from this pool beside the ones PinnedShare counts, and a request that
+          // did not fit was refused with an error line from RMM in a healthy run. cuDF's I/O
+          // keeps its own pinned pool, which takes a request larger than it from the driver.
+          PinnedMemoryPool.initialize(bytes, -1, false);
         }
 
         @Override

@@ -10,13 +10,27 @@ public final class DecodeFailed extends RuntimeException {
   private final String file;
 
   public DecodeFailed(String file, Throwable cause) {
-    super(
+    this(
+        file,
         file
             + ": cuDF's Parquet reader could not decode it ("
             + String.valueOf(cause.getMessage()).lines().findFirst().orElse("").trim()
             + ")",
         cause);
+  }
+
+  private DecodeFailed(String file, String message, Throwable cause) {
+    super(message, cause);
     this.file = file;
+  }
+
+  /**
+   * A file whose levels break Parquet's rules ({@link LevelCheck}): cuDF would decode other values
+   * than Spark's reader reads, so it is not given to cuDF.
+   */
+  static DecodeFailed levels(String file, String why) {
+    return new DecodeFailed(
+        file, file + ": " + why + "; cuDF would decode other values than Spark reads", null);
   }
 
   /** The file at fault, its path. */

@@ -207,6 +207,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
                 + ", the footer says "
                 + expected);
       }
+      LevelCheck.chunks(plan, groups, ranges, starts, buffer, conf);
       long[] groupRows = new long[groups.length];
       for (int i = 0; i < groups.length; i++) {
         groupRows[i] = plan.rows(groups[i]);
