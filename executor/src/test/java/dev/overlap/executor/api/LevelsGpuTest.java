@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 class LevelsGpuTest {
   private static SparkSession spark;
   private static Path root;
+  private static int hostFiles;
 
   @BeforeAll
   static void start() throws Exception {
@@ -117,17 +118,62 @@ class LevelsGpuTest {
   void randomNestedColumnsInRandomPagesDecodeOnTheGpuAsSparkReadsThem() {
     int seeds = Integer.getInteger("overlap.levels.seeds", 40);
     long start = System.nanoTime();
+    List<String> wrong = new java.util.ArrayList<>();
     for (long seed = 1; seed <= seeds; seed++) {
       RandomNested data = new RandomNested(seed);
       String dir = root.resolve("random-" + seed).toString();
       var w = data.frame(spark, 3_000, 2).write();
-      data.writeOptions().forEach(w::option);
+      Map<String, String> options = data.writeOptions();
+      options.forEach(w::option);
       w.parquet(dir);
-      PipelineReport r = sameAsSpark(dir, "j");
-      assertEquals(
-          List.of(), r.parquetFallbacks(), "seed " + seed + " " + data.schema.simpleString());
+      String differs = differs(dir);
+      if (differs != null) {
+        wrong.add(
+            "seed " + seed + " " + data.schema.simpleString() + " " + options + ": " + differs);
+      }
     }
     System.out.printf(
-        "random nested decode: %d seeds in %.1f s%n", seeds, (System.nanoTime() - start) / 1e9);
+        "random nested decode: %d seeds in %.1f s, %d differ, %d read on the host (delta strings)%n",
+        seeds, (System.nanoTime() - start) / 1e9, wrong.size(), hostFiles);
+    wrong.forEach(System.out::println);
+    assertEquals(List.of(), wrong);
+  }
+
+  /** How the GPU path's rows of {@code dir} differ from Spark's, by id; null when they do not. */
+  private static String differs(String dir) {
+    Dataset<Row> in = spark.read().parquet(dir);
+    PipelineReport r = PipelineReport.create(spark);
+    Dataset<Row> out = GpuPartitions.map(in, new PassThroughKernel(), r);
+    String json = "to_json(struct(*), map('ignoreNullFields', 'false')) as j";
+    List<Row> want = in.selectExpr("id", json).orderBy("id").collectAsList();
+    List<Row> got = out.selectExpr("id", json).orderBy("id").collectAsList();
+    // The one reason a file Spark wrote goes to the host: strings in delta encoding in a list or
+    // map (LevelCheck). Its values are compared all the same.
+    boolean delta = !r.parquetFallbacks().isEmpty();
+    if (r.parquetFallbacks().stream().anyMatch(f -> !f.contains("DELTA_BYTE_ARRAY"))
+        || r.gpuTasks(InputPath.PARQUET) == 0) {
+      return "fell back: " + r.parquetFallbacks() + " " + r.gpuNotTaken();
+    }
+    if (delta) {
+      hostFiles++;
+    }
+    int n = 0;
+    String first = null;
+    for (int i = 0; i < Math.min(want.size(), got.size()); i++) {
+      if (!want.get(i).equals(got.get(i))) {
+        n++;
+        if (first == null) {
+          first = "Spark " + cut(want.get(i)) + " GPU " + cut(got.get(i));
+        }
+      }
+    }
+    return n == 0 && want.size() == got.size()
+        ? null
+        : n + " of " + want.size() + " rows differ (GPU " + got.size() + "); first: " + first;
+  }
+
+  private static String cut(Row r) {
+    String s = r.toString();
+    return s.length() > 700 ? s.substring(0, 700) + "..." : s;
   }
 }

@@ -26,9 +26,11 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class RandomNested {
   private final Random rnd;
+  private final long seed;
   public final StructType schema;
 
   public RandomNested(long seed) {
+    this.seed = seed;
     rnd = new Random(seed);
     StructType s = new StructType().add("id", DataTypes.LongType, false);
     int columns = 1 + rnd.nextInt(4);
@@ -133,6 +135,7 @@ public final class RandomNested {
 
   /** Spark writer options of this seed: codec, page version and sizes, row groups, dictionary. */
   public Map<String, String> writeOptions() {
+    Random rnd = new Random(seed * 31 + 7); // the same whatever was drawn before
     String[] codecs = {"snappy", "zstd", "none", "gzip", "lz4_raw"};
     return Map.of(
         "compression", codecs[rnd.nextInt(codecs.length)],
