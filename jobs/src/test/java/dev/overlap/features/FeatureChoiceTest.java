@@ -128,22 +128,6 @@ class FeatureChoiceTest {
   }
 
   @Test
-  void aNewInputsColumnNamedLikeTheRowIdPassesThroughWhole() {
-    FeatureEncoderModel model = new FeatureEncoder().setInputCols("n").fit(data);
-    Dataset<Row> withId =
-        data.withColumn(FeatureTransform.ROW_ID, functions.expr("cast(n * 10 as long)"));
-    Dataset<Row> out = model.transform(withId);
-    assertTrue(
-        List.of(out.columns()).contains(FeatureTransform.ROW_ID),
-        List.of(out.columns()).toString());
-    // Every row's own value, not the join's id: the sums agree.
-    assertEquals(
-        withId.agg(functions.sum(FeatureTransform.ROW_ID)).first().get(0),
-        out.agg(functions.sum(FeatureTransform.ROW_ID)).first().get(0));
-    assertEquals(300, out.count());
-  }
-
-  @Test
   void noFeatureAtAllIsRefusedAndNoIndexMeansNoInvalidString() {
     // s has nulls, so it still gets _isnull and _imputed; without them nothing would be made.
     Dataset<Row> present = data.where("s is not null").select("s");
