@@ -153,6 +153,39 @@ class FeatureChoiceTest {
   }
 
   @Test
+  void anInputOfNoTypeItEncodesIsRefusedNamingItsColumnsAndTypes() {
+    Dataset<Row> nested =
+        spark
+            .range(10)
+            .selectExpr(
+                "array(id, id + 1) AS tags",
+                "named_struct('a', id, 'b', CAST(id AS STRING)) AS pair",
+                "CAST(CAST(id AS STRING) AS BINARY) AS blob");
+    String want =
+        "no column of the input gets a feature: tags (array<bigint>), pair"
+            + " (struct<a:bigint,b:string>), blob (binary) are of types the encoder does not"
+            + " encode; it encodes numbers (tinyint to double, and decimal), date, timestamp,"
+            + " timestamp_ntz and string: cast a column to one of these types, or give an input"
+            + " that has one";
+    FeatureEncoder encoder = new FeatureEncoder();
+    assertEquals(
+        want, assertThrows(FeatureInputException.class, () -> encoder.fit(nested)).getMessage());
+    assertEquals(
+        want,
+        assertThrows(FeatureInputException.class, () -> encoder.transformSchema(nested.schema()))
+            .getMessage());
+    // One column: "is of a type".
+    FeatureInputException one =
+        assertThrows(FeatureInputException.class, () -> encoder.fit(nested.select("blob")));
+    assertTrue(
+        one.getMessage()
+            .startsWith(
+                "no column of the input gets a feature: blob (binary) is of a type the encoder"
+                    + " does not encode; "),
+        one.getMessage());
+  }
+
+  @Test
   @Tag("gpu")
   void onTheGpuTheChosenFeaturesEqualTheCpuImplementations() {
     assertTrue(GpuStatus.current().gpu(), "no GPU: " + GpuStatus.current().reason());
