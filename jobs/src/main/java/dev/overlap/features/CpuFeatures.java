@@ -46,8 +46,8 @@ final class CpuFeatures {
         v.add(isNull ? imputedValue(c) : cpuValue(c, value));
       }
     }
-    if (plan.rowId != null) {
-      v.add(r.get(plan.columns.size()));
+    for (int i = 0; i < plan.passed.size(); i++) {
+      v.add(r.get(plan.columns.size() + i)); // a column passed through, unchanged
     }
     return RowFactory.create(v.toArray());
   }

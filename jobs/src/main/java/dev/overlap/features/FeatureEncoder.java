@@ -106,10 +106,14 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
   }
 
   /**
-   * A plan that makes no feature at all (every kind's features left out, no missing values) would
-   * give rows of no columns, which neither the GPU nor Parquet can hold: refused before any work.
+   * A plan that makes no feature at all (no column of a type it encodes, or every kind's features
+   * left out and no missing values) would give rows of no columns, which neither the GPU nor
+   * Parquet can hold: refused, naming the columns of {@code input}.
    */
-  private static void requireFeatures(FeaturePlan plan) {
+  private static void requireFeatures(FeaturePlan plan, StructType input) {
+    if (plan.columns.isEmpty()) {
+      throw new FeatureInputException(FeatureKinds.noneEncoded(input));
+    }
     if (plan.featureOutputSchema().isEmpty()) {
       throw new FeatureInputException(
           "the encoder would make no feature of "
@@ -167,9 +171,11 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
         chosen == all.schema() ? all : all.select(InputColumns.cols(chosen.fieldNames()));
     int vocab = (Integer) $(vocabularySize());
     List<String> onSpark = new ArrayList<>();
-    boolean kernels =
-        FirstPass.kernelFirstPass(
-            all.sparkSession(), new FeaturePlan(in.schema(), vocab).columns.size());
+    FeaturePlan encoded = new FeaturePlan(in.schema(), vocab);
+    if (encoded.columns.isEmpty()) { // refused before the first pass
+      throw new FeatureInputException(FeatureKinds.noneEncoded(all.schema()));
+    }
+    boolean kernels = FirstPass.kernelFirstPass(all.sparkSession(), encoded.columns.size());
     FeaturePlan plan =
         kernels
             ? FirstPass.kernels(in, vocab, partials, counts, onSpark)
@@ -178,7 +184,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     plan.vocabulariesFromSpark.addAll(onSpark);
     plan.missingFeatures($(missingFeatures()).equals("all"));
     made(plan);
-    requireFeatures(plan);
+    requireFeatures(plan, all.schema());
     plan.inputNames.clear();
     plan.inputNames.addAll(List.of(all.columns()));
     plan.fittedAt = System.currentTimeMillis();
@@ -228,7 +234,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
       c.nullable = true;
       c.nonNegative = true;
     }
-    requireFeatures(widest);
+    requireFeatures(widest, schema);
     widest.inputNames.clear();
     widest.inputNames.addAll(List.of(schema.fieldNames()));
     StructType out = widest.featureOutputSchema();

@@ -24,10 +24,12 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The statistics a {@link FeatureEncoder} fitted, applied to any input that has the fitted columns:
  * the same means, deviations, imputed values and vocabulary indices whatever the new data holds,
- * and the same output columns. {@link #transform} is lazy; it runs the features kernel on the GPU
- * (its CPU implementation, with equal results, where there is none). Columns the model does not
- * encode pass through unchanged. Saved and loaded in Spark ML's layout ({@link #write}, {@link
- * #load}), also inside a {@code PipelineModel}.
+ * and the same output columns. {@link #transform} runs the features kernel on the GPU (its CPU
+ * implementation, with equal results, where there is none). It is a lazy, narrow map, as Spark ML's
+ * transformers are: no Spark job runs before an action, and the output has the input's partitions
+ * and row order. Columns the model does not encode pass through the kernel unchanged, after the
+ * features. Saved and loaded in Spark ML's layout ({@link #write}, {@link #load}), also inside a
+ * {@code PipelineModel}.
  */
 @Public
 public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
@@ -140,6 +142,11 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
 
   // ---- applying it --------------------------------------------------------------------------
 
+  /**
+   * The features of each row, then its columns the model does not encode, unchanged; lazy (no Spark
+   * job before an action), with the input's partitions and row order. Under adaptive execution, an
+   * input with a shuffle of its own has it run at once, as {@code Dataset.rdd} does.
+   */
   @Override
   public Dataset<Row> transform(Dataset<?> dataset) {
     return transformWithReport(dataset, null);
@@ -162,10 +169,11 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
     FeaturePlan p = plan.forInput(in.schema());
-    if (!FeatureTransform.passedThrough(in, p).isEmpty()) {
+    List<String> passed = FeatureTransform.passedThroughNames(in.schema(), p);
+    if (!passed.isEmpty()) {
       throw new FeatureInputException(
           "writeParquet takes only the encoded columns; these would pass through: "
-              + FeatureTransform.passedThrough(in, p)
+              + passed
               + ". Select the encoded columns, or use transform and Spark's writer");
     }
     return GpuPartitions.write(
@@ -179,7 +187,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   public List<String> passesThrough(Dataset<?> dataset) {
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
-    return FeatureTransform.passedThrough(in, plan);
+    return FeatureTransform.passedThroughNames(in.schema(), plan);
   }
 
   /** The input with the rows handleInvalid leaves out dropped, or a check that fails on them. */
@@ -229,10 +237,8 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   public StructType transformSchema(StructType schema) {
     FeaturePlan p = plan.forInput(schema);
     StructType out = p.featureOutputSchema();
-    for (StructField f : schema.fields()) {
-      if (!List.of(p.inputColumns()).contains(f.name())) {
-        out = out.add(f);
-      }
+    for (StructField f : FeatureTransform.passedThrough(schema, p)) {
+      out = out.add(f);
     }
     return out;
   }

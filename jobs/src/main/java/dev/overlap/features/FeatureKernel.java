@@ -75,9 +75,12 @@ final class FeatureKernel implements GpuKernel {
           }
         }
       }
-      if (plan.rowId != null) {
-        out.add(in.getColumn(plan.columns.size()).incRefCount());
+      // The columns passed through: the input's own, one more reference each, which out owns
+      // (the input table keeps its own).
+      for (int i = 0; i < plan.passed.size(); i++) {
+        out.add(in.getColumn(plan.columns.size() + i).incRefCount());
       }
+      // The table takes its own reference to each column; out's are closed below.
       return new Table(out.toArray(new ColumnVector[0]));
     } finally {
       out.forEach(ColumnVector::close);

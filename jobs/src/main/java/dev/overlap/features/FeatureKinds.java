@@ -1,5 +1,7 @@
 package dev.overlap.features;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -7,6 +9,8 @@ import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
 
@@ -30,6 +34,34 @@ final class FeatureKinds {
       default:
         throw new AssertionError(k);
     }
+  }
+
+  /** The types the encoder encodes, in words. */
+  static final String ENCODED =
+      "numbers (tinyint to double, and decimal), date, timestamp, timestamp_ntz and string";
+
+  /**
+   * The refusal of an input none of whose columns is of a type the encoder encodes: its columns
+   * with their types (the first 20), why none gets a feature, and what to do.
+   */
+  static String noneEncoded(StructType schema) {
+    if (schema.isEmpty()) {
+      return "the input has no column, so the encoder would make no feature; it encodes " + ENCODED;
+    }
+    List<String> named = new ArrayList<>();
+    StructField[] fields = schema.fields();
+    for (int i = 0; i < Math.min(fields.length, 20); i++) {
+      named.add(fields[i].name() + " (" + fields[i].dataType().simpleString() + ")");
+    }
+    if (fields.length > 20) {
+      named.add("and " + (fields.length - 20) + " more");
+    }
+    return "no column of the input gets a feature: "
+        + String.join(", ", named)
+        + (fields.length == 1 ? " is of a type" : " are of types")
+        + " the encoder does not encode; it encodes "
+        + ENCODED
+        + ": cast a column to one of these types, or give an input that has one";
   }
 
   static FeaturePlan.Kind of(DataType t) {

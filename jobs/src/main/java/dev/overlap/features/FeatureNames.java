@@ -95,22 +95,6 @@ final class FeatureNames {
     return s;
   }
 
-  /**
-   * A name for the row id that no column of the fitted input or of {@code inputNames} (the input
-   * the model is applied to) and no feature has, ignoring case: {@link FeatureTransform#ROW_ID}, or
-   * that with the first free suffix {@code _2}, {@code _3}, …
-   */
-  static String freeRowId(FeaturePlan plan, List<String> inputNames) {
-    Set<String> taken = ignoringCase(plan.inputNames);
-    taken.addAll(inputNames);
-    taken.addAll(List.of(schema(plan).fieldNames()));
-    String name = FeatureTransform.ROW_ID;
-    for (int k = 2; taken.contains(name); k++) {
-      name = FeatureTransform.ROW_ID + "_" + k;
-    }
-    return name;
-  }
-
   private static StructField field(
       FeaturePlan.Column c, String suffix, DataType type, boolean nullable) {
     return DataTypes.createStructField(c.name + suffix, type, nullable);

@@ -3,7 +3,6 @@ package dev.overlap.features;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.StructField;
@@ -148,10 +147,11 @@ final class FeaturePlan implements Serializable {
   final List<String> inputNames = new ArrayList<>();
 
   /**
-   * When set, the kernel's last input column is a row id, under this name, that it passes through
-   * unchanged; see {@link #freeRowIdName}.
+   * The input columns the kernel takes after the encoded ones and returns unchanged after the
+   * features, in input order, with their Spark types; set for one input by {@link
+   * FeatureTransform#features}.
    */
-  String rowId;
+  List<StructField> passed = List.of();
 
   /** A plan with no columns yet, for a saved model's. */
   FeaturePlan(int vocabularySize) {
@@ -214,7 +214,7 @@ final class FeaturePlan implements Serializable {
    */
   FeaturePlan forInput(StructType schema) {
     FeaturePlan copy = org.apache.commons.lang3.SerializationUtils.clone(this);
-    copy.rowId = null;
+    copy.passed = List.of();
     for (Column c : copy.columns) {
       StructField f = InputColumns.field(schema, c.name);
       if (f == null) {
@@ -242,9 +242,8 @@ final class FeaturePlan implements Serializable {
     // twice (names compared as Spark does by default, ignoring case).
     java.util.Set<String> features = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     features.addAll(List.of(copy.featureOutputSchema().fieldNames()));
-    List<String> encoded = List.of(copy.inputColumns());
-    for (StructField f : schema.fields()) {
-      if (!encoded.contains(f.name()) && features.contains(f.name())) {
+    for (StructField f : FeatureTransform.passedThrough(schema, copy)) {
+      if (features.contains(f.name())) {
         throw new FeatureInputException(
             "column '"
                 + f.name()
@@ -273,14 +272,17 @@ final class FeaturePlan implements Serializable {
 
   /**
    * The output schema; {@link FeatureKernel} and its CPU implementation produce these columns: the
-   * features, then the row id when there is one.
+   * features, then the {@link #passed} columns.
    */
   StructType outputSchema() {
     StructType s = FeatureNames.schema(this);
-    return rowId == null ? s : s.add(rowId, DataTypes.LongType, false);
+    for (StructField f : passed) {
+      s = s.add(f);
+    }
+    return s;
   }
 
-  /** The features, without the row id ({@link FeatureNames}). */
+  /** The features, without the columns passed through ({@link FeatureNames}). */
   StructType featureOutputSchema() {
     return FeatureNames.schema(this);
   }
@@ -288,10 +290,5 @@ final class FeaturePlan implements Serializable {
   /** The names of column {@code c}'s features, in output order. */
   List<String> featureNames(Column c) {
     return FeatureNames.of(this, c);
-  }
-
-  /** A name for the row id that no input column and no feature has ({@link FeatureNames}). */
-  String freeRowIdName(List<String> inputNames) {
-    return FeatureNames.freeRowId(this, inputNames);
   }
 }

@@ -128,22 +128,6 @@ class FeatureChoiceTest {
   }
 
   @Test
-  void aNewInputsColumnNamedLikeTheRowIdPassesThroughWhole() {
-    FeatureEncoderModel model = new FeatureEncoder().setInputCols("n").fit(data);
-    Dataset<Row> withId =
-        data.withColumn(FeatureTransform.ROW_ID, functions.expr("cast(n * 10 as long)"));
-    Dataset<Row> out = model.transform(withId);
-    assertTrue(
-        List.of(out.columns()).contains(FeatureTransform.ROW_ID),
-        List.of(out.columns()).toString());
-    // Every row's own value, not the join's id: the sums agree.
-    assertEquals(
-        withId.agg(functions.sum(FeatureTransform.ROW_ID)).first().get(0),
-        out.agg(functions.sum(FeatureTransform.ROW_ID)).first().get(0));
-    assertEquals(300, out.count());
-  }
-
-  @Test
   void noFeatureAtAllIsRefusedAndNoIndexMeansNoInvalidString() {
     // s has nulls, so it still gets _isnull and _imputed; without them nothing would be made.
     Dataset<Row> present = data.where("s is not null").select("s");
@@ -166,6 +150,39 @@ class FeatureChoiceTest {
     assertEquals(List.of("s_isnull", "s_imputed"), List.of(noIndex.transform(strings).columns()));
     // Five values, a vocabulary of one: four of them would be outside it.
     assertEquals(300, noIndex.transform(strings).count());
+  }
+
+  @Test
+  void anInputOfNoTypeItEncodesIsRefusedNamingItsColumnsAndTypes() {
+    Dataset<Row> nested =
+        spark
+            .range(10)
+            .selectExpr(
+                "array(id, id + 1) AS tags",
+                "named_struct('a', id, 'b', CAST(id AS STRING)) AS pair",
+                "CAST(CAST(id AS STRING) AS BINARY) AS blob");
+    String want =
+        "no column of the input gets a feature: tags (array<bigint>), pair"
+            + " (struct<a:bigint,b:string>), blob (binary) are of types the encoder does not"
+            + " encode; it encodes numbers (tinyint to double, and decimal), date, timestamp,"
+            + " timestamp_ntz and string: cast a column to one of these types, or give an input"
+            + " that has one";
+    FeatureEncoder encoder = new FeatureEncoder();
+    assertEquals(
+        want, assertThrows(FeatureInputException.class, () -> encoder.fit(nested)).getMessage());
+    assertEquals(
+        want,
+        assertThrows(FeatureInputException.class, () -> encoder.transformSchema(nested.schema()))
+            .getMessage());
+    // One column: "is of a type".
+    FeatureInputException one =
+        assertThrows(FeatureInputException.class, () -> encoder.fit(nested.select("blob")));
+    assertTrue(
+        one.getMessage()
+            .startsWith(
+                "no column of the input gets a feature: blob (binary) is of a type the encoder"
+                    + " does not encode; "),
+        one.getMessage());
   }
 
   @Test

@@ -486,9 +486,6 @@ class FeaturesJobTest {
             Row cpu = expected.get(id);
             assertNotNull(cpu, "row " + id);
             for (int k = 0; k < names.length; k++) {
-              if (names[k].equals(plan.rowId)) {
-                continue;
-              }
               String at = names[k] + " of row " + id;
               Object want = cpu.get(k);
               Object got = r.getAs(names[k]);
@@ -529,7 +526,7 @@ class FeaturesJobTest {
       int i = r.<byte[]>getAs("blob")[0];
       Row cpu = expected.get(i);
       assertNotNull(cpu, "row " + i);
-      for (int k = 0; k < names.length - 1; k++) { // the last is the row id
+      for (int k = 0; k < names.length; k++) { // the features; the blob passes through
         String at = names[k] + " of row " + i;
         Object want = cpu.get(k);
         Object got = r.getAs(names[k]);
@@ -550,43 +547,31 @@ class FeaturesJobTest {
   // ---- names -----------------------------------------------------------------------------------
 
   @Test
-  void anInputColumnNamedLikeTheRowIdPassesThroughUnchanged() {
+  void binaryAndBooleanColumnsPassThroughBesideTheirRowsFeatures() {
     StructType schema =
         new StructType()
             .add("v", DataTypes.LongType, false)
-            .add(FeatureTransform.ROW_ID, DataTypes.BinaryType)
-            .add(
-                FeatureTransform.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2",
-                DataTypes.BooleanType);
-    assertEquals(
-        FeatureTransform.ROW_ID + "_3", new FeaturePlan(schema, 2).freeRowIdName(List.of()));
+            .add("blob", DataTypes.BinaryType)
+            .add("FLAG", DataTypes.BooleanType);
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
       rows.add(RowFactory.create((long) i, new byte[] {(byte) i, (byte) (100 + i)}, i % 3 == 0));
     }
     Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(3);
     Dataset<Row> out = features(in, 2, null);
-    assertEquals(
-        List.of(
-            "v_std",
-            "v_log1p",
-            FeatureTransform.ROW_ID,
-            FeatureTransform.ROW_ID.toUpperCase(java.util.Locale.ROOT) + "_2"),
-        List.of(out.columns()));
+    assertEquals(List.of("v_std", "v_log1p", "blob", "FLAG"), List.of(out.columns()));
     double mean = in.selectExpr("avg(v)").first().getDouble(0);
     double std = in.selectExpr("stddev_samp(v)").first().getDouble(0);
-    boolean[] seen = new boolean[40];
-    for (Row r : out.collectAsList()) {
-      byte[] id = (byte[]) r.get(2);
-      int i = id[0];
-      assertArrayEquals(new byte[] {(byte) i, (byte) (100 + i)}, id);
+    // Each row beside its own features, in the input's order.
+    List<Row> want = in.collectAsList();
+    List<Row> got = out.collectAsList();
+    assertEquals(40, got.size());
+    for (int k = 0; k < got.size(); k++) {
+      Row r = got.get(k);
+      int i = (int) want.get(k).getLong(0);
+      assertArrayEquals(new byte[] {(byte) i, (byte) (100 + i)}, (byte[]) r.get(2), "row " + i);
       assertEquals(i % 3 == 0, r.getBoolean(3), "row " + i);
       assertEquals((i - mean) / std, r.<Double>getAs("v_std"), 1e-12, "row " + i);
-      assertFalse(seen[i], "row " + i + " twice");
-      seen[i] = true;
-    }
-    for (int i = 0; i < 40; i++) {
-      assertTrue(seen[i], "row " + i);
     }
   }
 

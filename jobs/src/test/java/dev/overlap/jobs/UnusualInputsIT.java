@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Inputs people have that TPC-H's own generator does not write, run through the real {@code
  * ./spark-submit.sh}: etl on lineitem tables whose money is double or decimal(15,4), with nulls,
- * gives Spark SQL's Q1 and Q6; features on a double column with NaN and infinities, beside a column
- * named like the job's row id, gives finite features and counts what it set aside.
+ * gives Spark SQL's Q1 and Q6; features on a double column with NaN and infinities, beside a binary
+ * column passed through, gives finite features and counts what it set aside.
  */
 public class UnusualInputsIT {
   @TempDir static Path tmp;
@@ -68,8 +68,8 @@ public class UnusualInputsIT {
 
   @Test
   void featuresOnNonFiniteValuesBesideAColumnNamedLikeTheRowId() throws Exception {
-    // A binary column passes through the job, which then joins it back by a row id of its own:
-    // that id must not take the place of the input's column of the same name.
+    // A binary column passes through the job beside its row's features; named as the job's row
+    // id once was, it is a column like any other.
     StructType schema =
         new StructType()
             .add("x", DataTypes.DoubleType, false)

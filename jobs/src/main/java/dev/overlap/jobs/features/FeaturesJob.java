@@ -83,8 +83,7 @@ public final class FeaturesJob {
         summary,
         start,
         report,
-        "its results back as rows and joined with the columns passed through, Parquet written by"
-            + " Spark");
+        "its results back as rows, with the columns passed through, Parquet written by Spark");
     return spark.read().parquet(output).count();
   }
 
