@@ -8,16 +8,32 @@
 #     rapids: the tests tagged rapids (both plugins in one session), with the RAPIDS Accelerator's
 #     jar from pack.sh --rapids on the class path in place of cuDF's
 #   env: COPY_MODE (main or diag; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS
+# What a step writes is removed when it ends (its size goes to $out/cleanup.txt): the benchmarks'
+# folders (/tmp/overlap-bench, /tmp/overlap-embed) and a folder of its own that is the JVMs'
+# java.io.tmpdir (test folders, Spark's local folders).
 set -uo pipefail
 out="${OUT:-gpu-out}"
 mkdir -p "$out"
 mapfile -t jvm_options <conf/jvm-options.txt
-export JDK_JAVA_OPTIONS="${jvm_options[*]} -Dai.rapids.refcount.debug=true ${EXTRA_JAVA_OPTS:-}"
+java_options="${jvm_options[*]} -Dai.rapids.refcount.debug=true ${EXTRA_JAVA_OPTS:-}"
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(tests copy spark)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+# Removes what step $1 wrote: the folders after it, saying how large each was.
+clean_up() {
+  local step="$1" d
+  shift
+  for d in "$@"; do
+    [[ -e "$d" ]] || continue
+    echo "$step: removing $d ($(du -sh "$d" 2>/dev/null | cut -f1))" | tee -a "$out/cleanup.txt"
+    rm -rf "$d"
+  done
+}
 rc=0
 for s in "${steps[@]}"; do
+  scratch="$(mktemp -d "${TMPDIR:-/tmp}/overlap-suite.XXXXXX")"
+  export JDK_JAVA_OPTIONS="$java_options -Djava.io.tmpdir=$scratch"
+  written=("$scratch")
   case "$s" in
     tests)
       bash .gpu-bundle/recv.sh test --include-tag gpu --details=tree 2>&1 | tee "$out/gpu-tests.log" | tail -60
@@ -37,10 +53,12 @@ for s in "${steps[@]}"; do
         2>&1 | grep -v ' INFO ' | tee "$out/copy-compute.log" | tail -30
       rc=$((rc | PIPESTATUS[0])) ;;
     spark)
+      written+=(/tmp/overlap-bench)
       bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.SparkPipelineBenchmark /tmp/overlap-bench \
         "${SPARK_GB:-16}" "${PASSES:-6}" "${SLOTS:-8}" 2>&1 | grep -v ' INFO ' | tee "$out/spark-bench.log" | tail -45
       rc=$((rc | PIPESTATUS[0])) ;;
     embed)
+      written+=(/tmp/overlap-embed)
       bash .gpu-bundle/recv.sh java -Xmx64g dev.overlap.executor.bench.EmbeddingBenchmark /tmp/overlap-embed \
         "${EMBED_ROWS:-10000000}" "${RUNS:-3}" "${SLOTS:-16}" 2>&1 | grep -v ' INFO ' | tee "$out/embed-bench.log" | tail -25
       rc=$((rc | PIPESTATUS[0])) ;;
@@ -53,7 +71,8 @@ for s in "${steps[@]}"; do
           --class-path "$GPU_BUNDLE_CP" --select-class "$CLASS" --details=tree' \
         2>&1 | tee "$out/class-${name##*.}.log" | tail -40
       rc=$((rc | PIPESTATUS[0])) ;;
-    *) echo "unknown step $s" >&2; exit 2 ;;
+    *) echo "unknown step $s" >&2; rm -rf "$scratch"; exit 2 ;;
   esac
+  clean_up "$s" "${written[@]}"
 done
 exit "$rc"

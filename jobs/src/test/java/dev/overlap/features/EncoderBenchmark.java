@@ -4,9 +4,14 @@ import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.Written;
 import dev.overlap.jobs.TestSessions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;
@@ -42,6 +47,8 @@ import org.apache.spark.sql.types.StructField;
  * <pre>
  *   EncoderBenchmark INPUT OUTPUT_DIR ROUNDS [SKIP,...]
  * </pre>
+ *
+ * <p>Each round's two outputs under {@code OUTPUT_DIR} are deleted once the round is timed.
  */
 public final class EncoderBenchmark {
   private EncoderBenchmark() {}
@@ -81,33 +88,41 @@ public final class EncoderBenchmark {
     FeatureEncoderModel model = null;
     PipelineModel ml = null;
     for (int round = 1; round <= rounds; round++) {
-      long t0 = System.nanoTime();
-      PipelineReport first = PipelineReport.create(spark);
-      model = new FeatureEncoder().fitWithReports(used, first, first);
-      long t1 = System.nanoTime();
-      PipelineReport report = PipelineReport.create(spark);
-      Written w = model.writeParquet(used, ParquetOutput.to(out + "/overlap-" + round), report);
-      long t2 = System.nanoTime();
-      ml = sparkMl(numbers, strings, dates).fit(used);
-      long t3 = System.nanoTime();
-      ml.transform(used).write().mode(SaveMode.Overwrite).parquet(out + "/spark-ml-" + round);
-      long t4 = System.nanoTime();
-      System.out.printf(
-          Locale.ROOT,
-          "round %d: overlap fit %.2f s (kernels %s, GPU tasks %d), transform+write %.2f s (%d rows,"
-              + " GPU tasks %d); spark-ml fit %.2f s, transform+write %.2f s; ratios fit %.2fx,"
-              + " transform+write %.2fx%n",
-          round,
-          (t1 - t0) / 1e9,
-          model.fittedByKernels(),
-          first.gpuTasks(),
-          (t2 - t1) / 1e9,
-          w.rows(),
-          report.gpuTasks(),
-          (t3 - t2) / 1e9,
-          (t4 - t3) / 1e9,
-          (double) (t3 - t2) / (t1 - t0),
-          (double) (t4 - t3) / (t2 - t1));
+      Path ours = Path.of(out, "overlap-" + round);
+      Path theirs = Path.of(out, "spark-ml-" + round);
+      // Both outputs are deleted once timed, or once the round failed: nothing reads them.
+      try {
+        long t0 = System.nanoTime();
+        PipelineReport first = PipelineReport.create(spark);
+        model = new FeatureEncoder().fitWithReports(used, first, first);
+        long t1 = System.nanoTime();
+        PipelineReport report = PipelineReport.create(spark);
+        Written w = model.writeParquet(used, ParquetOutput.to(ours.toString()), report);
+        long t2 = System.nanoTime();
+        ml = sparkMl(numbers, strings, dates).fit(used);
+        long t3 = System.nanoTime();
+        ml.transform(used).write().mode(SaveMode.Overwrite).parquet(theirs.toString());
+        long t4 = System.nanoTime();
+        System.out.printf(
+            Locale.ROOT,
+            "round %d: overlap fit %.2f s (kernels %s, GPU tasks %d), transform+write %.2f s (%d rows,"
+                + " GPU tasks %d); spark-ml fit %.2f s, transform+write %.2f s; ratios fit %.2fx,"
+                + " transform+write %.2fx%n",
+            round,
+            (t1 - t0) / 1e9,
+            model.fittedByKernels(),
+            first.gpuTasks(),
+            (t2 - t1) / 1e9,
+            w.rows(),
+            report.gpuTasks(),
+            (t3 - t2) / 1e9,
+            (t4 - t3) / 1e9,
+            (double) (t3 - t2) / (t1 - t0),
+            (double) (t4 - t3) / (t2 - t1));
+      } finally {
+        delete(ours);
+        delete(theirs);
+      }
     }
     compare(model, ml, numbers, strings);
     spark.stop();
@@ -189,6 +204,23 @@ public final class EncoderBenchmark {
         worstStd,
         vocabulariesEqual,
         strings.size());
+  }
+
+  /** Deletes {@code dir} and what it holds, if it exists; says how large it was. */
+  private static void delete(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    long bytes = 0;
+    List<Path> all;
+    try (Stream<Path> s = Files.walk(dir)) {
+      all = s.sorted(Comparator.reverseOrder()).toList();
+    }
+    for (Path p : all) {
+      bytes += Files.isRegularFile(p) ? Files.size(p) : 0;
+      Files.delete(p);
+    }
+    System.out.printf(Locale.ROOT, "deleted %s (%.1f MB)%n", dir, bytes / 1e6);
   }
 
   private static double relative(double a, double b) {

@@ -42,6 +42,7 @@ public final class GpuRuntime implements AutoCloseable {
   // What start made, in the order it made it: RMM's and the pinned pool's shutdown when this
   // runtime initialized them, the staging pool, the streams, the pipeline.
   private final List<AutoCloseable> made;
+  private final TaskUsers tasks;
   private boolean closed;
 
   private GpuRuntime(
@@ -53,7 +54,8 @@ public final class GpuRuntime implements AutoCloseable {
       StagePipeline pipeline,
       Thread warmup,
       GpuHealth health,
-      List<AutoCloseable> made) {
+      List<AutoCloseable> made,
+      Duration tasksGiveUp) {
     this.device = device;
     this.conf = conf;
     this.streams = streams;
@@ -63,6 +65,7 @@ public final class GpuRuntime implements AutoCloseable {
     this.warmup = warmup;
     this.health = health;
     this.made = List.copyOf(made);
+    this.tasks = new TaskUsers(tasksGiveUp);
   }
 
   /**
@@ -83,7 +86,8 @@ public final class GpuRuntime implements AutoCloseable {
 
   /**
    * As above; the pipeline's close, on failure and in {@link #close}, waits at most {@code
-   * pipelineGiveUp} for its threads.
+   * pipelineGiveUp} for its threads, and {@link #close} as long (at most {@code TaskUsers.GIVE_UP})
+   * for the tasks still using the runtime.
    */
   static GpuRuntime start(
       int device,
@@ -174,7 +178,8 @@ public final class GpuRuntime implements AutoCloseable {
       Thread warmup = natives.startWarmup(device);
       steps.done("decode warm-up started");
       TIMES.info("{} (the warm-up decodes on its own thread)", steps.line(device));
-      return new GpuRuntime(device, conf, streams, staging, pinned, pipeline, warmup, health, made);
+      return new GpuRuntime(
+          device, conf, streams, staging, pinned, pipeline, warmup, health, made, pipelineGiveUp);
     } catch (RuntimeException | Error e) {
       Collections.reverse(made);
       rollBack(e, made, device);
@@ -229,12 +234,18 @@ public final class GpuRuntime implements AutoCloseable {
     return health;
   }
 
+  /** The tasks using this runtime from their own threads, which {@link #close} waits for. */
+  public TaskUsers tasks() {
+    return tasks;
+  }
+
   /**
    * Closes what {@link #start} made in the reverse order: the pipeline, the streams, the staging
    * buffers, then the pinned pool and RMM if this runtime initialized them. When a pipeline thread
    * or the decode warm-up is still running after its wait, only the pipeline is closed: the rest
    * stays allocated until the process exits, since that thread may be inside a CUDA call using it.
-   * So does it once the GPU is fenced: the context is broken, and freeing into it could crash.
+   * So does it once the GPU is fenced: the context is broken, and freeing into it could crash; and
+   * while a task still uses it after a wait ({@link TaskUsers}).
    */
   @Override
   public synchronized void close() {
@@ -276,6 +287,9 @@ public final class GpuRuntime implements AutoCloseable {
               + " allocated rather than freed under it",
           warmup.isAlive() ? warmup.getName() : "a pipeline thread",
           device);
+      return;
+    }
+    if (!tasks.closeAndAwait(device)) {
       return;
     }
     List<AutoCloseable> rest = new ArrayList<>(made);

@@ -43,21 +43,40 @@ public final class GpuTaskRun {
       Consumer<TaskDriver.Figures> onFinish) {
     TaskContext ctx = TaskContext.get();
     GpuHealth health = gpu.health();
-    TaskDriver<HostMemoryBuffer, H, R, T> driver =
-        new TaskDriver<>(
-            gpu.pipeline(),
-            gpu.staging(),
-            FencedStages.of(stages, health),
-            source,
-            TaskTags.of(ctx),
-            job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
-            report == null ? null : onFinish,
-            // A killed task's waits end even when Spark does not interrupt its thread; so do they
-            // once the GPU is fenced (the staging buffers it holds never come back).
-            () -> health.fenced() || (ctx != null && ctx.isInterrupted()));
+    // Until the task has ended, its thread may use the runtime's memory (staging buffers it packs,
+    // pinned results it reads, cuDF's writer it closes): the executor's stop frees none of it
+    // before then (GpuRuntime#close). Outside a Spark task nothing would end it: not counted.
+    Runnable ended = ctx == null ? () -> {} : gpu.tasks().enter();
+    TaskDriver<HostMemoryBuffer, H, R, T> driver;
+    try {
+      driver =
+          new TaskDriver<>(
+              gpu.pipeline(),
+              gpu.staging(),
+              FencedStages.of(stages, health),
+              source,
+              TaskTags.of(ctx),
+              job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
+              report == null ? null : onFinish,
+              // A killed task's waits end even when Spark does not interrupt its thread; so do
+              // they once the GPU is fenced (the staging buffers it holds never come back).
+              () -> health.fenced() || (ctx != null && ctx.isInterrupted()));
+    } catch (RuntimeException | Error e) {
+      ended.run();
+      throw e;
+    }
     if (ctx != null) {
-      // Runs on success, failure and kill alike: nothing of this task stays in the pipeline.
-      ctx.addTaskCompletionListener((TaskCompletionListener) c -> driver.finish());
+      // Runs on success, failure and kill alike, after the task's body: nothing of this task stays
+      // in the pipeline, and its thread is done with the runtime.
+      ctx.addTaskCompletionListener(
+          (TaskCompletionListener)
+              c -> {
+                try {
+                  driver.finish();
+                } finally {
+                  ended.run();
+                }
+              });
     }
     return FatalErrorPolicy.guard(driver, health);
   }

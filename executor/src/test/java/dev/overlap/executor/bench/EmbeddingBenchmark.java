@@ -6,9 +6,12 @@ import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.NormalizeKernel;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -22,7 +25,10 @@ import org.apache.spark.sql.SparkSession;
  * to warm up, then {@code runs} times; the medians close the output, with the outputs compared: the
  * GPU's against Spark's, element by element.
  *
- * <p>Usage: {@code EmbeddingBenchmark <dir> [rows=10000000] [runs=3] [slots=16]}.
+ * <p>Usage: {@code EmbeddingBenchmark <dir> [rows=10000000] [runs=3] [slots=16]}. Each run's output
+ * is deleted once timed (run 1's once compared), and every output when the benchmark ends, however
+ * it ends; the input ({@code <dir>/embeddings.parquet}) is kept for the next run, and the last line
+ * names it with its size.
  */
 public final class EmbeddingBenchmark {
   public static void main(String[] args) throws Exception {
@@ -46,8 +52,35 @@ public final class EmbeddingBenchmark {
             "64m",
             "spark.overlap.prefetch.maxBytes",
             "4g");
-    String input = dir.resolve("embeddings.parquet").toString();
-    if (!Files.exists(dir.resolve("embeddings.parquet"))) {
+    Path inputPath = dir.resolve("embeddings.parquet");
+    List<Path> outputs = new ArrayList<>();
+    try {
+      bench(spark, dir, inputPath, rows, runs, slots, outputs);
+    } finally {
+      try {
+        spark.stop();
+      } finally {
+        try {
+          BenchFiles.deleteAll(outputs);
+        } catch (IOException e) {
+          System.err.println("could not delete every output: " + e);
+        }
+        BenchFiles.kept(inputPath, "the input");
+      }
+    }
+  }
+
+  private static void bench(
+      SparkSession spark,
+      Path dir,
+      Path inputPath,
+      long rows,
+      int runs,
+      int slots,
+      List<Path> outputs)
+      throws Exception {
+    String input = inputPath.toString();
+    if (!Files.exists(inputPath)) {
       long s = System.nanoTime();
       spark
           .range(0, rows, 1, 4 * slots)
@@ -64,18 +97,22 @@ public final class EmbeddingBenchmark {
     Dataset<Row> df = spark.read().parquet(input);
     System.out.println("GPU: " + GpuStatus.current());
     NormalizeKernel kernel = NormalizeKernel.of(df.schema(), "emb");
-    double gpu = timed("GPU Parquet scan", runs, written(spark, df, kernel, dir, "out-gpu-"));
+    Outputs gpuOut = new Outputs(dir, "out-gpu-", outputs);
+    double gpu = timed("GPU Parquet scan", runs, gpuOut, written(spark, df, kernel));
     spark.conf().set("spark.overlap.parquet.decode", "HOST");
-    double host = timed("host path", runs, written(spark, df, kernel, dir, "out-host-"));
+    Outputs hostOut = new Outputs(dir, "out-host-", outputs);
+    double host = timed("host path", runs, hostOut, written(spark, df, kernel));
     spark.conf().unset("spark.overlap.parquet.decode");
+    Outputs cpuOut = new Outputs(dir, "out-cpu-", outputs);
     double cpu =
         timed(
             "Spark CPU",
             runs,
-            run -> {
+            cpuOut,
+            out -> {
               df.selectExpr("id", "bucket", "score", NormalizeKernel.sql("emb"))
                   .write()
-                  .parquet(dir.resolve("out-cpu-" + run).toString());
+                  .parquet(out.toString());
               return "transform/aggregate";
             });
     System.out.printf(
@@ -87,17 +124,31 @@ public final class EmbeddingBenchmark {
         cpu,
         cpu / gpu,
         cpu / host);
-    compare(spark, dir.resolve("out-gpu-1").toString(), dir.resolve("out-cpu-1").toString());
-    compare(spark, dir.resolve("out-gpu-1").toString(), dir.resolve("out-host-1").toString());
-    spark.stop();
+    compare(spark, gpuOut.of(1).toString(), cpuOut.of(1).toString());
+    compare(spark, gpuOut.of(1).toString(), hostOut.of(1).toString());
   }
 
-  /** One warm-up and {@code runs} timed runs (numbered from 1); the median wall in seconds. */
-  private static double timed(String name, int runs, Run body) throws Exception {
+  /**
+   * A variant's outputs, {@code <dir>/<prefix><run>}, each recorded in {@code all} before it is
+   * written.
+   */
+  private record Outputs(Path dir, String prefix, List<Path> all) {
+    Path of(int run) {
+      return dir.resolve(prefix + run);
+    }
+  }
+
+  /**
+   * One warm-up and {@code runs} timed runs (numbered from 1); the median wall in seconds. Each
+   * run's output but the first's, which is compared, is deleted once the run is timed.
+   */
+  private static double timed(String name, int runs, Outputs out, Run body) throws Exception {
     double[] walls = new double[runs];
     for (int run = 0; run <= runs; run++) {
+      Path o = out.of(run);
+      out.all().add(o);
       long s = System.nanoTime();
-      String what = body.run(run);
+      String what = body.run(o);
       double wall = (System.nanoTime() - s) / 1e9;
       if (run > 0) {
         walls[run - 1] = wall;
@@ -109,18 +160,19 @@ public final class EmbeddingBenchmark {
           run == 0 ? "warm-up" : "run " + run,
           wall,
           what);
+      if (run != 1) {
+        BenchFiles.delete(o);
+      }
     }
     Arrays.sort(walls);
     return walls[runs / 2];
   }
 
-  /** One run of the kernel writing {@code prefix + run} under {@code dir}, and its report. */
-  private static Run written(
-      SparkSession spark, Dataset<Row> df, NormalizeKernel kernel, Path dir, String prefix) {
-    return run -> {
+  /** One run of the kernel writing {@code out}, and its report. */
+  private static Run written(SparkSession spark, Dataset<Row> df, NormalizeKernel kernel) {
+    return out -> {
       PipelineReport report = PipelineReport.create(spark);
-      String out = dir.resolve(prefix + run).toString();
-      GpuPartitions.write(df, kernel, ParquetOutput.to(out), report);
+      GpuPartitions.write(df, kernel, ParquetOutput.to(out.toString()), report);
       return report.gpuTasks()
           + " GPU tasks, "
           + report.cpuTasks()
@@ -131,7 +183,7 @@ public final class EmbeddingBenchmark {
 
   @FunctionalInterface
   private interface Run {
-    String run(int run) throws Exception;
+    String run(Path output) throws Exception;
   }
 
   /** Two outputs side by side, by id: rows, null embeddings, the largest element difference. */

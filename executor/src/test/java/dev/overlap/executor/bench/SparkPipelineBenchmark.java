@@ -18,7 +18,8 @@ import org.apache.spark.sql.SparkSession;
  * against Spark's own CPU computation.
  *
  * <p>Usage: {@code SparkPipelineBenchmark <dir> [gigabytes=8] [passes=20] [slots=8] [runs=5]}: one
- * warm-up run, then {@code runs} timed runs; the medians close the output.
+ * warm-up run, then {@code runs} timed runs; the medians close the output. It writes only its
+ * input, {@code <dir>/bench.parquet}, kept for the next run: the last line names it with its size.
  */
 public final class SparkPipelineBenchmark {
   public static void main(String[] args) throws Exception {
@@ -50,64 +51,71 @@ public final class SparkPipelineBenchmark {
             "64m",
             "spark.overlap.prefetch.maxBytes",
             "4g");
-    String path = dir.resolve("bench.parquet").toString();
-    if (!Files.exists(dir.resolve("bench.parquet"))) {
-      long s = System.nanoTime();
-      spark
-          .range(0, rows, 1, 4 * slots)
-          .selectExpr("id * 2654435761 % 1000003 as x", "cast(id as double) * 0.5 as y")
-          .write()
-          .parquet(path);
-      System.out.printf(
-          Locale.ROOT, "generated %d rows in %.1f s%n", rows, (System.nanoTime() - s) / 1e9);
-    }
-    Dataset<Row> df = spark.read().parquet(path);
-    System.out.println("GPU: " + GpuStatus.current());
-    PassesKernel kernel = new PassesKernel(passes, df.schema().fieldIndex("x"));
-    double[] walls = new double[runs];
-    double[] efficiencies = new double[runs];
-    for (int run = 0; run <= runs; run++) {
-      PipelineReport report = PipelineReport.create(spark);
-      long s = System.nanoTime();
-      Row r = GpuPartitions.map(df, kernel, report).selectExpr("sum(sum)", "sum(n)").first();
-      long wall = System.nanoTime() - s;
-      if (run > 0) {
-        walls[run - 1] = wall / 1e9;
-        efficiencies[run - 1] = report.efficiency(wall, slots);
+    try {
+      String path = dir.resolve("bench.parquet").toString();
+      if (!Files.exists(dir.resolve("bench.parquet"))) {
+        long s = System.nanoTime();
+        spark
+            .range(0, rows, 1, 4 * slots)
+            .selectExpr("id * 2654435761 % 1000003 as x", "cast(id as double) * 0.5 as y")
+            .write()
+            .parquet(path);
+        System.out.printf(
+            Locale.ROOT, "generated %d rows in %.1f s%n", rows, (System.nanoTime() - s) / 1e9);
       }
+      Dataset<Row> df = spark.read().parquet(path);
+      System.out.println("GPU: " + GpuStatus.current());
+      PassesKernel kernel = new PassesKernel(passes, df.schema().fieldIndex("x"));
+      double[] walls = new double[runs];
+      double[] efficiencies = new double[runs];
+      for (int run = 0; run <= runs; run++) {
+        PipelineReport report = PipelineReport.create(spark);
+        long s = System.nanoTime();
+        Row r = GpuPartitions.map(df, kernel, report).selectExpr("sum(sum)", "sum(n)").first();
+        long wall = System.nanoTime() - s;
+        if (run > 0) {
+          walls[run - 1] = wall / 1e9;
+          efficiencies[run - 1] = report.efficiency(wall, slots);
+        }
+        System.out.printf(
+            Locale.ROOT,
+            "%s: %d rows, %d batches, %d GPU tasks, %d CPU tasks, result sum=%s n=%s%n%s",
+            run == 0 ? "warm-up" : "run " + run,
+            report.rowsIn(),
+            report.batches(),
+            report.gpuTasks(),
+            report.cpuTasks(),
+            r.get(0),
+            r.get(1),
+            report.stageSummary(wall, slots));
+      }
+      java.util.Arrays.sort(walls);
+      java.util.Arrays.sort(efficiencies);
       System.out.printf(
           Locale.ROOT,
-          "%s: %d rows, %d batches, %d GPU tasks, %d CPU tasks, result sum=%s n=%s%n%s",
-          run == 0 ? "warm-up" : "run " + run,
-          report.rowsIn(),
-          report.batches(),
-          report.gpuTasks(),
-          report.cpuTasks(),
-          r.get(0),
-          r.get(1),
-          report.stageSummary(wall, slots));
+          "median of %d runs: wall %.3f s, efficiency %.3f%n",
+          runs,
+          walls[runs / 2],
+          efficiencies[runs / 2]);
+      // The same sum on Spark's CPU engine, with the same 64-bit wrap-around.
+      StringBuilder expr = new StringBuilder("x");
+      for (int i = 0; i < passes; i++) {
+        expr.insert(0, "(").append(" * 3 + 1)");
+      }
+      long s = System.nanoTime();
+      Row cpu = df.selectExpr("sum(" + expr + ")", "count(*)").first();
+      System.out.printf(
+          Locale.ROOT,
+          "Spark CPU: sum=%s n=%s in %.3f s%n",
+          cpu.get(0),
+          cpu.get(1),
+          (System.nanoTime() - s) / 1e9);
+    } finally {
+      try {
+        spark.stop();
+      } finally {
+        BenchFiles.kept(dir.resolve("bench.parquet"), "the input");
+      }
     }
-    java.util.Arrays.sort(walls);
-    java.util.Arrays.sort(efficiencies);
-    System.out.printf(
-        Locale.ROOT,
-        "median of %d runs: wall %.3f s, efficiency %.3f%n",
-        runs,
-        walls[runs / 2],
-        efficiencies[runs / 2]);
-    // The same sum on Spark's CPU engine, with the same 64-bit wrap-around.
-    StringBuilder expr = new StringBuilder("x");
-    for (int i = 0; i < passes; i++) {
-      expr.insert(0, "(").append(" * 3 + 1)");
-    }
-    long s = System.nanoTime();
-    Row cpu = df.selectExpr("sum(" + expr + ")", "count(*)").first();
-    System.out.printf(
-        Locale.ROOT,
-        "Spark CPU: sum=%s n=%s in %.3f s%n",
-        cpu.get(0),
-        cpu.get(1),
-        (System.nanoTime() - s) / 1e9);
-    spark.stop();
   }
 }

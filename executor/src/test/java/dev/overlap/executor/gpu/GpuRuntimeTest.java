@@ -1,6 +1,7 @@
 package dev.overlap.executor.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -269,5 +270,67 @@ class GpuRuntimeTest {
             "close buffer0",
             "close buffer1"),
         failingAt("streams", true, true));
+  }
+
+  /** Gets all the way: streams (none) and a warm-up that has ended. */
+  static class Started extends PastTheStreams {
+    @Override
+    public Thread startWarmup(int device) {
+      calls.add("warmup");
+      return new Thread(() -> {}); // never started: not alive, joins at once
+    }
+  }
+
+  private static final List<String> FREED =
+      List.of("close streams", "close buffer0", "close buffer1", "shutdownPinned", "shutdownRmm");
+
+  @Test
+  void closeFreesNothingUntilTheTasksStillUsingTheRuntimeHaveEnded() throws Exception {
+    Started natives = new Started();
+    GpuRuntime runtime =
+        GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives, Duration.ofSeconds(30));
+    Runnable ended = runtime.tasks().enter();
+    Thread closing = new Thread(runtime::close, "closing");
+    closing.start();
+    // Past the pipeline's close, the close's one timed wait is the one for the tasks.
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while ((!runtime.pipeline().threadsEnded() || closing.getState() != Thread.State.TIMED_WAITING)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    // Spark stops its executor's plugins while a killed task may still copy out of a pinned
+    // buffer: the close waits for it, and refuses new tasks meanwhile.
+    assertEquals(Thread.State.TIMED_WAITING, closing.getState());
+    Thread.sleep(100);
+    assertTrue(closing.isAlive());
+    assertEquals(UP_TO_THE_WARMUP, natives.calls);
+    assertThrows(IllegalStateException.class, () -> runtime.tasks().enter());
+    ended.run();
+    ended.run(); // a second end counts nothing
+    closing.join(10_000);
+    assertFalse(closing.isAlive());
+    List<String> expected = new ArrayList<>(UP_TO_THE_WARMUP);
+    expected.addAll(FREED);
+    assertEquals(expected, natives.calls);
+    assertEquals(0, runtime.tasks().inFlight());
+  }
+
+  @Test
+  void aTaskStillRunningAfterTheWaitKeepsWhatItMayUseAllocated() {
+    Started natives = new Started();
+    GpuRuntime runtime =
+        GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives, Duration.ofMillis(200));
+    runtime.tasks().enter(); // never ends
+    try {
+      long start = System.nanoTime();
+      runtime.close();
+      assertTrue(System.nanoTime() - start >= 200_000_000L, "the close waited for the task");
+      // The streams, staging buffers and pools stay: the task's thread may be using them.
+      assertEquals(UP_TO_THE_WARMUP, natives.calls);
+      assertEquals(1, runtime.tasks().inFlight());
+    } finally {
+      PinnedShare.unlimited();
+      natives.allocated.stream().filter(b -> b.getRefCount() > 0).forEach(HostMemoryBuffer::close);
+    }
   }
 }

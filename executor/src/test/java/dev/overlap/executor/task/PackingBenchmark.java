@@ -1,6 +1,7 @@
 package dev.overlap.executor.task;
 
 import ai.rapids.cudf.HostMemoryBuffer;
+import dev.overlap.executor.bench.BenchFiles;
 import dev.overlap.executor.input.rows.BatchLayout;
 import dev.overlap.executor.input.rows.ColumnarSource;
 import dev.overlap.executor.input.rows.HostBatch;
@@ -33,7 +34,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * [runs=5] [bufferMiB=64] [input=columnar|rows]}; {@code rows} reads Spark's rows (the path taken
  * when the plan above the scan is not a plain columnar scan) and packs them row by row. When the
  * path does not exist, it is first written with 50 M rows of {@code SparkPipelineBenchmark}'s two
- * columns (a bigint and a double, uncompressed).
+ * columns (a bigint and a double, uncompressed), and kept: the last line names it with its size.
  */
 public final class PackingBenchmark {
   public static void main(String[] args) throws Exception {
@@ -44,7 +45,8 @@ public final class PackingBenchmark {
     long bufferBytes = (args.length > 4 ? Long.parseLong(args[4]) : 64) << 20;
     boolean byRows = args.length > 5 && args[5].equals("rows");
     SparkSession spark = LocalSession.start("local[" + slots + "]", "overlap-packing-bench");
-    if (!java.nio.file.Files.exists(java.nio.file.Path.of(path))) {
+    boolean generated = !java.nio.file.Files.exists(java.nio.file.Path.of(path));
+    if (generated) {
       spark
           .range(0, 50_000_000L, 1, 4 * slots)
           .selectExpr("id * 2654435761 % 1000003 as x", "cast(id as double) * 0.5 as y")
@@ -131,6 +133,9 @@ public final class PackingBenchmark {
         mp,
         100 * (mp - md) / md);
     spark.stop();
+    if (generated) {
+      BenchFiles.kept(java.nio.file.Path.of(path), "the input this run generated");
+    }
   }
 
   /**

@@ -12,6 +12,8 @@ import org.apache.spark.SparkThrowable;
  * key or host at fault, and what to do. The full exception goes to the log, not to the terminal.
  */
 public final class ErrorLines {
+  private static final String NO_SPACE = "No space left on device";
+
   private static final Pattern FILE =
       Pattern.compile("((?:file|hdfs|s3a?|gs|abfss?|dbfs):[^\\s'\"`\\]]+)");
 
@@ -143,11 +145,11 @@ public final class ErrorLines {
               + "); use local[*], local[N], spark://host:port, yarn or k8s://...",
           true);
     }
-    if (msg.contains("No space left on device")) {
+    if (msg.contains(NO_SPACE)) {
       return new Line(
           job
               + " ran out of disk space ("
-              + JobPaths.firstLine(c)
+              + JobPaths.firstLine(deepest(c, NO_SPACE))
               + ") writing "
               + (context.output() == null ? "its output" : "--output '" + context.output() + "'")
               + " or Spark's local folders ("
@@ -175,6 +177,21 @@ public final class ErrorLines {
           false);
     }
     return null;
+  }
+
+  /**
+   * The innermost of {@code t} and its causes whose message holds {@code text}: the file system's
+   * own words, not a stage failure's message that quotes them after its task's name.
+   */
+  private static Throwable deepest(Throwable t, String text) {
+    Throwable found = t;
+    int depth = 0;
+    for (Throwable c = t; c != null && depth < 20; c = c.getCause(), depth++) {
+      if (c.getMessage() != null && c.getMessage().contains(text)) {
+        found = c;
+      }
+    }
+    return found;
   }
 
   private static String rootLine(Throwable t) {

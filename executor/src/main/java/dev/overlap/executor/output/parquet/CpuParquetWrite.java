@@ -42,11 +42,11 @@ public final class CpuParquetWrite {
           w.close();
         }
       }
-    } catch (RuntimeException | Error e) {
+    } catch (Exception | Error e) { // Spark's writer throws IOException undeclared (a full disk)
       if (writer != null) {
         try {
           writer.close();
-        } catch (RuntimeException | Error c) {
+        } catch (Exception | Error c) {
           e.addSuppressed(c);
         }
       }

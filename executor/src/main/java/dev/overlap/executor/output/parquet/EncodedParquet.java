@@ -62,11 +62,18 @@ public final class EncodedParquet implements ResultBatch<EncodedParquet> {
   }
 
   /**
-   * Appends the bytes to {@code out}.
+   * Appends the bytes to {@code out}, on the task's thread: cuDF's writer only handed the buffers
+   * over, so a failed write (a full disk) throws here, after cuDF's call has returned, never from
+   * inside it. Holds this object's lock, so that a {@link #close} from another thread waits rather
+   * than free a buffer under the copy.
    *
    * @param scratch a buffer of at least 1 MiB to copy through, reused by the caller
+   * @throws IllegalStateException once closed
    */
-  public void writeTo(OutputStream out, byte[] scratch) throws IOException {
+  public synchronized void writeTo(OutputStream out, byte[] scratch) throws IOException {
+    if (closed) {
+      throw new IllegalStateException("the encoded Parquet bytes were freed before being written");
+    }
     for (int i = 0; i < buffers.size(); i++) {
       HostMemoryBuffer b = buffers.get(i);
       long at = 0;

@@ -157,6 +157,8 @@ public final class ParquetEncode implements Download<DeviceResult, EncodedParque
   }
 
   private void drop(Throwable failure) {
+    // Cleared before the close, here and in endFile: cuDF's close deletes its native writer even
+    // when it throws, but then keeps the handle, and a second close would delete it again.
     TableWriter w = writer;
     writer = null;
     try {
@@ -180,7 +182,12 @@ public final class ParquetEncode implements Download<DeviceResult, EncodedParque
     }
   }
 
-  /** cuDF's writer hands over a buffer it filled; this object owns it from now on. */
+  /**
+   * cuDF's writer hands over a buffer it filled; this object owns it from now on. Called from
+   * inside cuDF's native write, so it only keeps the buffer: the task's thread writes the bytes out
+   * later ({@link EncodedParquet#writeTo}). An exception here would unwind through cuDF's sink,
+   * which keeps that buffer as its current one and would hand it over again at the close.
+   */
   private void take(HostMemoryBuffer buffer, long length) {
     buffers.add(buffer);
     lengths.add(length);
