@@ -19,10 +19,10 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Random nested columns of a seed: arrays, structs and maps of numbers, strings, booleans, dates
- * and each other, up to three levels deep, nullable or not at each level, with null, empty and long
- * lists; and a random way to write them (codec, page version, page size and row count, row group
- * size, dictionary).
+ * A string column and random nested columns of a seed: arrays, structs and maps of numbers,
+ * strings, booleans, dates and each other, up to three levels deep, nullable or not at each level,
+ * with null, empty and long lists; and a random way to write them (codec, page version, page size
+ * and row count, row group size, dictionary).
  */
 public final class RandomNested {
   private final Random rnd;
@@ -32,7 +32,10 @@ public final class RandomNested {
   public RandomNested(long seed) {
     this.seed = seed;
     rnd = new Random(seed);
-    StructType s = new StructType().add("id", DataTypes.LongType, false);
+    // A top-level string too: version 2 pages write it in DELTA_BYTE_ARRAY encoding, as the
+    // strings inside lists and maps that the GPU scan leaves to the host.
+    StructType s =
+        new StructType().add("id", DataTypes.LongType, false).add("s", DataTypes.StringType, true);
     int columns = 1 + rnd.nextInt(4);
     for (int c = 0; c < columns; c++) {
       s = s.add("c" + c, nested(0), rnd.nextBoolean());

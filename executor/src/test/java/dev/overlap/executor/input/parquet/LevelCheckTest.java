@@ -41,6 +41,17 @@ class LevelCheckTest {
   private static SparkSession spark;
   private static Path root;
 
+  private static final String DELTA =
+      " holds strings in DELTA_BYTE_ARRAY encoding inside a list or map, which cuDF decodes"
+          + " otherwise than Spark";
+
+  /** NestedData's strings in a list or map, refused in DELTA_BYTE_ARRAY encoding. */
+  private static final List<String> DELTA_STRINGS =
+      List.of(
+          "column tags.list.element" + DELTA,
+          "column props.key_value.key" + DELTA,
+          "column props.key_value.value" + DELTA);
+
   @BeforeAll
   static void start() throws Exception {
     root = Files.createTempDirectory("overlap-levels");
@@ -160,7 +171,9 @@ class LevelCheckTest {
         .parquet(dir.toString());
     try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.filter(f -> f.toString().endsWith(".parquet")).toList()) {
-        assertEquals(List.of(), violations(f), f.toString());
+        // Version 2 pages hold these strings (most distinct) in DELTA_BYTE_ARRAY encoding, which
+        // the check refuses on purpose; nothing else is refused.
+        assertEquals(p[1].equals("v2") ? DELTA_STRINGS : List.of(), violations(f), f.toString());
       }
     }
   }
@@ -210,7 +223,9 @@ class LevelCheckTest {
   @Test
   void otherWritersNestedFilesPass() throws Exception {
     for (String name : dev.overlap.executor.task.ParquetPlanOrHostTest.WRITERS) {
-      assertEquals(List.of(), violations(resource("writers/" + name + ".parquet")), name);
+      for (String v : violations(resource("writers/" + name + ".parquet"))) {
+        assertTrue(name.startsWith("rust-") && v.contains("DELTA_BYTE_ARRAY"), name + ": " + v);
+      }
     }
   }
 }
