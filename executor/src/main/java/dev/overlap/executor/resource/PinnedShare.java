@@ -1,5 +1,7 @@
 package dev.overlap.executor.resource;
 
+import ai.rapids.cudf.DefaultHostMemoryAllocator;
+import ai.rapids.cudf.HostMemoryAllocator;
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.PinnedMemoryPool;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,19 +22,58 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class PinnedShare {
   private static final Share SHARE = new Share();
 
+  /**
+   * cuDF's default host allocations (host column builders, copies to the host, any {@code
+   * HostMemoryBuffer.allocate}) through the share while it is limited: pinned when it has room,
+   * else pageable at once. Without it they ask the pool itself, uncounted, and a pool holding the
+   * share's buffers refuses them with an error line from RMM (seen in healthy GPU suite runs).
+   */
+  private static final HostMemoryAllocator THROUGH_SHARE =
+      new HostMemoryAllocator() {
+        @Override
+        public HostMemoryBuffer allocate(long bytes, boolean preferPinned) {
+          HostMemoryBuffer b = preferPinned ? tryPinned(bytes) : null;
+          return b != null ? b : HostMemoryBuffer.allocateRaw(bytes);
+        }
+
+        @Override
+        public HostMemoryBuffer allocate(long bytes) {
+          return allocate(bytes, true);
+        }
+      };
+
+  /** cuDF's default allocator before {@link #limit} put {@link #THROUGH_SHARE} in its place. */
+  private static HostMemoryAllocator before;
+
   private PinnedShare() {}
 
   /**
    * Sets the share: at most {@code bytes} held at once from now on (the executor's GPU set-up: the
-   * pool it made, less the staging buffers).
+   * pool it made, less the staging buffers); cuDF's default host allocations go through it.
    */
-  public static void limit(long bytes) {
+  public static synchronized void limit(long bytes) {
     SHARE.limit(bytes);
+    if (before == null) {
+      before = DefaultHostMemoryAllocator.get();
+      DefaultHostMemoryAllocator.set(THROUGH_SHARE);
+    }
   }
 
-  /** Every buffer asks the pool again (the executor's GPU shut down). */
-  public static void unlimited() {
+  /**
+   * Every buffer asks the pool again, and cuDF's default allocator is the one before {@link #limit}
+   * (the executor's GPU shut down).
+   */
+  public static synchronized void unlimited() {
     SHARE.limit(Long.MAX_VALUE);
+    if (before != null) {
+      DefaultHostMemoryAllocator.set(before);
+      before = null;
+    }
+  }
+
+  /** Whether cuDF's default host allocations go through the share now. */
+  static boolean routesDefaultAllocations() {
+    return DefaultHostMemoryAllocator.get() == THROUGH_SHARE;
   }
 
   /** Bytes held now by buffers from {@link #tryPinned}. */

@@ -17,6 +17,27 @@ import org.junit.jupiter.api.Test;
 class PinnedShareTest {
 
   @Test
+  void cudfsDefaultHostAllocationsGoThroughTheShareWhileItIsLimited() {
+    ai.rapids.cudf.HostMemoryAllocator cudfs = ai.rapids.cudf.DefaultHostMemoryAllocator.get();
+    assertFalse(PinnedShare.routesDefaultAllocations());
+    PinnedShare.limit(0);
+    try {
+      assertTrue(PinnedShare.routesDefaultAllocations());
+      // No room in the share: pageable at once, nothing held, and the pool never asked.
+      try (ai.rapids.cudf.HostMemoryBuffer b = ai.rapids.cudf.HostMemoryBuffer.allocate(4096)) {
+        assertEquals(4096, b.getLength());
+        assertEquals(0, PinnedShare.held());
+      }
+      PinnedShare.limit(1 << 20); // a second limit keeps the allocator cuDF had before the first
+      assertTrue(PinnedShare.routesDefaultAllocations());
+    } finally {
+      PinnedShare.unlimited();
+    }
+    assertFalse(PinnedShare.routesDefaultAllocations());
+    assertTrue(ai.rapids.cudf.DefaultHostMemoryAllocator.get() == cudfs);
+  }
+
+  @Test
   void unlimitedUntilALimitIsSet() {
     PinnedShare.Share s = new PinnedShare.Share();
     assertTrue(s.reserve(Long.MAX_VALUE / 2));
