@@ -37,8 +37,10 @@ public class BadInputsIT {
   static void inputs() throws Exception {
     in = Files.createDirectories(tmp.resolve("in"));
     SparkSession spark = TestTables.session();
+    String schema;
     try {
       Dataset<Row> li = TestTables.lineitem(spark, in.resolve("lineitem"));
+      schema = li.schema().json();
       li.drop("l_quantity").write().parquet(in.resolve("no-quantity").toString());
       li.withColumn("l_shipdate", li.col("l_shipdate").cast("string"))
           .write()
@@ -65,6 +67,19 @@ public class BadInputsIT {
     Files.writeString(tmp.resolve("a-file"), "a file, not a folder");
     Files.createDirectories(tmp.resolve("sub/dir"));
     Files.createSymbolicLink(tmp.resolve("link-to-input"), in.resolve("lineitem"));
+    // A Delta table: a Parquet file and the first commit of its log, which adds that file.
+    Path delta = Files.createDirectories(tmp.resolve("delta-table/_delta_log"));
+    Files.copy(part, tmp.resolve("delta-table/part-00000.parquet"));
+    Files.writeString(
+        delta.resolve("00000000000000000000.json"),
+        "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
+            + "{\"metaData\":{\"id\":\"7d3c2b1a-0f9e-4d8c-b7a6-5e4f3d2c1b0a\",\"format\":"
+            + "{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":\""
+            + schema.replace("\"", "\\\"")
+            + "\",\"partitionColumns\":[],\"configuration\":{}}}\n"
+            + "{\"add\":{\"path\":\"part-00000.parquet\",\"partitionValues\":{},\"size\":"
+            + bytes.length
+            + ",\"modificationTime\":1700000000000,\"dataChange\":true}}\n");
     Path gen = Files.createDirectories(tmp.resolve("tpch/lineitem"));
     Files.writeString(gen.resolve("part-0.parquet"), "generated");
     Files.writeString(tmp.resolve("tpch/" + StagedOutput.MARKER), "job=generate\n");
@@ -459,6 +474,29 @@ public class BadInputsIT {
         in + "/line*",
         "--output",
         "results/etl");
+  }
+
+  @Test
+  void aDeltaTableOrAFileOfItIsRefusedBeforeAnyWork() throws Exception {
+    Path table = tmp.resolve("delta-table");
+    String line =
+        refused(
+            2, "is a Delta table", "etl", "--input", table.toString(), "--output", "from-delta");
+    assertEquals(
+        "overlap: --input '"
+            + table
+            + "' is a Delta table (it has a _delta_log folder): reading its files as plain Parquet"
+            + " would count files the table removed; give a Parquet folder, or export the table's"
+            + " current version to Parquet first (Delta tables are not read by the jobs yet)",
+        line);
+    refused(
+        2,
+        "--input '" + table.resolve("part-00000.parquet") + "' is inside the Delta table '" + table,
+        "features",
+        "--input",
+        table.resolve("part-00000.parquet").toString(),
+        "--output",
+        "from-delta");
   }
 
   @Test

@@ -76,7 +76,8 @@ public final class JobPaths {
 
   /**
    * The input's matches (a glob is expanded as Spark would); each exists and holds at least one
-   * data file (names starting with {@code _} or {@code .} are not data, for Spark as for Hadoop).
+   * data file (names starting with {@code _} or {@code .} are not data, for Spark as for Hadoop),
+   * and none is a Delta or Iceberg table or inside one ({@link TableFolders}).
    */
   public List<Path> input(String input) {
     FileSystem fs = fs(input);
@@ -89,6 +90,7 @@ public final class JobPaths {
     if (matches == null || matches.length == 0) {
       throw new UsageException("input path '" + input + "' does not exist");
     }
+    TableFolders.refuse(fs, input, List.of(matches));
     List<Path> out = new ArrayList<>();
     for (FileStatus m : matches) {
       if (m.isDirectory() && !holdsData(fs, m.getPath())) {

@@ -11,9 +11,9 @@ import org.apache.spark.SparkConf;
 
 /**
  * What {@link Main} checks before Spark starts, so that a mistake costs seconds and changes
- * nothing: the standalone master answers, the input exists and holds data, the output is no mistake
- * ({@link JobPaths}), and generate's tables fit the output's disk. Every refusal is a {@link
- * UsageException}.
+ * nothing: the standalone master answers, the input exists, holds data and is no Delta or Iceberg
+ * table ({@link TableFolders}), the output is no mistake ({@link JobPaths}), and generate's tables
+ * fit the output's disk. Every refusal is a {@link UsageException}.
  */
 public final class PreFlight {
   /** Parquet bytes that generate writes per unit of scale factor (lineitem and orders). */
