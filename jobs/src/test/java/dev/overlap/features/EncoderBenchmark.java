@@ -206,8 +206,8 @@ public final class EncoderBenchmark {
         strings.size());
   }
 
-  /** Deletes {@code dir} and what it holds, if it exists; says how large it was. */
-  private static void delete(Path dir) throws IOException {
+  /** Deletes {@code dir} and everything under it, if it exists; says what it freed. */
+  static void delete(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

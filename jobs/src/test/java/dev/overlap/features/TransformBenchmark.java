@@ -7,13 +7,10 @@ import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.Written;
 import dev.overlap.jobs.TestSessions;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -80,8 +77,8 @@ public final class TransformBenchmark {
             b,
             (double) (t2 - t1) / (t1 - t0));
       } finally {
-        delete(narrow);
-        delete(joined);
+        EncoderBenchmark.delete(narrow);
+        EncoderBenchmark.delete(joined);
       }
     }
     Path gpu = Path.of(out, "gpu-write");
@@ -96,7 +93,7 @@ public final class TransformBenchmark {
           w.rows(),
           report.gpuTasks());
     } finally {
-      delete(gpu);
+      EncoderBenchmark.delete(gpu);
     }
     spark.stop();
   }
@@ -116,16 +113,5 @@ public final class TransformBenchmark {
     }
     Dataset<Row> features = model.transform(withId.select(encoded.toArray(new Column[0])));
     return features.join(withId.select(rest.toArray(new Column[0])), id).drop(id);
-  }
-
-  private static void delete(Path dir) throws Exception {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }
