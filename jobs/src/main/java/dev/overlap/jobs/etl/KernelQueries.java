@@ -2,7 +2,6 @@ package dev.overlap.jobs.etl;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
-import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.udf;
 
 import dev.overlap.executor.api.GpuPartitions;
@@ -22,53 +21,78 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The {@value EtlJob#OVERLAP} engine's TPC-H Q1 and Q6: filters and derived columns run as GPU
  * kernels ({@link Q1Kernel}, {@link Q6Kernel}) partition by partition with partial aggregates per
- * batch, and Spark adds the partials up. The results take the types Spark SQL gives the same
- * queries over the same input, read from Spark's analysis of {@link SqlQueries}, so that results
- * compare equal (doubles up to the order of summation).
+ * batch, in one Spark stage, and the driver adds the partials up ({@link PartialTotals}). The
+ * results take the types Spark SQL gives the same queries over the same input, read from Spark's
+ * analysis of {@link SqlQueries}, so that results compare equal (doubles up to the order of
+ * summation).
  */
 final class KernelQueries {
   private KernelQueries() {}
 
+  /**
+   * A query planned: the kernels' partial aggregates (planned, not run) and the result's schema as
+   * Spark SQL types the same query. {@link #run} computes it.
+   */
+  record Planned(Dataset<Row> partial, StructType want, EtlShape shape, boolean q1) {
+    /**
+     * Runs the kernels' stage (one Spark job), adds their partials up on the driver and returns the
+     * result as a local Dataset, whose actions run no further job.
+     */
+    Dataset<Row> run() {
+      return q1 ? q1Totals(this) : q6Totals(this);
+    }
+  }
+
+  /** Q1, planned and run. */
   static Dataset<Row> q1(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
+    return planQ1(lineitem, shape, report).run();
+  }
+
+  /** Q6, planned and run. */
+  static Dataset<Row> q6(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
+    return planQ6(lineitem, shape, report).run();
+  }
+
+  static Planned planQ1(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
     StructType want = SqlQueries.q1(lineitem, shape).schema(); // analysis only
     Dataset<Row> partial =
         GpuPartitions.map(
             lineitem.selectExpr(shape.select(Q1Kernel.INPUT)), new Q1Kernel(shape), report);
-    // A few partial rows per batch: one partition adds them up, groups and sorts them, in one stage
-    // after the kernels' (a single partition needs no exchange for the grouping or the order).
-    return partial
-        .repartition(1)
-        .groupBy("l_returnflag", "l_linestatus")
-        .agg(
-            sum("sum_qty").as("q"),
-            sum("sum_base_price").as("p"),
-            sum("sum_disc_price").as("dp"),
-            sum("sum_charge").as("c"),
-            sum("sum_disc").as("d"),
-            sum("count_qty").as("nq"),
-            sum("count_price").as("np"),
-            sum("count_disc").as("nd"),
-            sum("count_order").as("n"))
+    return new Planned(partial, want, shape, true);
+  }
+
+  static Planned planQ6(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
+    StructType want = SqlQueries.q6(lineitem, shape).schema(); // analysis only
+    Dataset<Row> partial =
+        GpuPartitions.map(
+            lineitem.selectExpr(shape.select(Q6Kernel.INPUT)), new Q6Kernel(shape), report);
+    return new Planned(partial, want, shape, false);
+  }
+
+  /**
+   * A few partial rows per batch, added up per group on the driver ({@link PartialTotals}), in the
+   * order of the groups: the kernels' stage is the query's only one.
+   */
+  private static Dataset<Row> q1Totals(Planned p) {
+    StructType want = p.want();
+    EtlShape shape = p.shape();
+    return PartialTotals.of(p.partial(), 2)
         .select(
             col("l_returnflag"),
             col("l_linestatus"),
-            total("q", want, "sum_qty"),
-            total("p", want, "sum_base_price"),
-            total("dp", want, "sum_disc_price"),
-            total("c", want, "sum_charge"),
-            average("q", "nq", shape.types[EtlShape.QUANTITY], want, "avg_qty"),
-            average("p", "np", shape.types[EtlShape.PRICE], want, "avg_price"),
-            average("d", "nd", shape.types[EtlShape.DISCOUNT], want, "avg_disc"),
-            total("n", want, "count_order"))
-        .orderBy("l_returnflag", "l_linestatus");
+            total("sum_qty", want, "sum_qty"),
+            total("sum_base_price", want, "sum_base_price"),
+            total("sum_disc_price", want, "sum_disc_price"),
+            total("sum_charge", want, "sum_charge"),
+            average("sum_qty", "count_qty", shape.types[EtlShape.QUANTITY], want, "avg_qty"),
+            average(
+                "sum_base_price", "count_price", shape.types[EtlShape.PRICE], want, "avg_price"),
+            average("sum_disc", "count_disc", shape.types[EtlShape.DISCOUNT], want, "avg_disc"),
+            total("count_order", want, "count_order"));
   }
 
-  static Dataset<Row> q6(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
-    StructType want = SqlQueries.q6(lineitem, shape).schema(); // analysis only
-    return GpuPartitions.map(
-            lineitem.selectExpr(shape.select(Q6Kernel.INPUT)), new Q6Kernel(shape), report)
-        .agg(sum("revenue").as("r"))
-        .select(total("r", want, "revenue"));
+  private static Dataset<Row> q6Totals(Planned p) {
+    return PartialTotals.of(p.partial(), 0).select(total("revenue", p.want(), "revenue"));
   }
 
   /** The total of partial sums {@code col}, in the type of {@code name} in {@code want}. */

@@ -21,7 +21,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * TPC-H Q1's per-batch work: the ship-date filter, the derived money columns, and partial sums and
- * counts per (return flag, line status). Spark adds the partials up ({@link KernelQueries#q1}).
+ * counts per (return flag, line status). the driver adds the partials up ({@link
+ * KernelQueries#q1}).
  *
  * <p>Input columns, in this order: l_quantity, l_extendedprice, l_discount, l_tax (each a decimal,
  * int, long, float or double, as {@link EtlShape} found them), l_returnflag, l_linestatus (string),

@@ -21,7 +21,7 @@ import org.apache.spark.sql.types.StructType;
  * l_discount}. Input columns: l_quantity, l_extendedprice, l_discount (each a decimal, int, long,
  * float or double, as {@link EtlShape} found them), l_shipdate (date). Output: the revenue in
  * {@link MoneyType#partialType}, one row per batch or slice of one that has a row passing the
- * filter (none otherwise); Spark adds them up ({@link KernelQueries#q6}).
+ * filter (none otherwise); the driver adds them up ({@link KernelQueries#q6}).
  */
 public final class Q6Kernel implements GpuKernel {
   private static final long serialVersionUID = 1L;

@@ -70,9 +70,9 @@ final class RapidsAccelerator {
   static String engineLine(String engine, Dataset<Row> q1, Dataset<Row> q6) {
     if (!engine.equals(EtlJob.SPARK_SQL)) {
       return engine
-          + " (Overlap's kernels, Spark adds up their partial aggregates"
+          + " (Overlap's kernels in one stage, the driver adds up their partial aggregates"
           + (inPlugins(q1.sparkSession().conf().get("spark.plugins", ""))
-              ? " on the CPU, the RAPIDS Accelerator left out of that tail)"
+              ? ", the RAPIDS Accelerator left out of that tail)"
               : ")");
     }
     boolean gpu = false;

@@ -57,22 +57,34 @@ public class EtlEnginesTest {
   }
 
   @Test
-  void q1AddsUpItsPartialRowsInOneStageAfterTheKernels() {
+  void q1AndQ6RunOneStageEachAndTheirResultsNoFurtherJob() {
     EtlInputs.Kinds k = otherGenerators().findFirst().orElseThrow();
     // A folder of its own: the parameterized test below writes the same kind into tmp.
-    Path dir = tmp.resolve("q1-exchange");
+    Path dir = tmp.resolve("one-stage");
     EtlInputs.write(spark, dir, k, 500, 7);
     Dataset<Row> lineitem = spark.read().parquet(dir.resolve(k.name()).toString());
-    Dataset<Row> q1 =
-        KernelQueries.q1(
-            lineitem, EtlShape.of(lineitem), dev.overlap.executor.api.PipelineReport.create(spark));
-    q1.collectAsList();
-    String all =
-        ((org.apache.spark.sql.classic.Dataset<Row>) q1).queryExecution().executedPlan().toString();
-    String plan = all.substring(all.indexOf("== Final Plan =="), all.indexOf("== Initial Plan =="));
-    // One exchange, into a single partition: the grouping and the order need no other.
-    assertEquals(1, plan.split("Exchange ", -1).length - 1, plan);
-    assertTrue(plan.contains("Exchange SinglePartition"), plan);
+    EtlShape shape = EtlShape.of(lineitem);
+    KernelQueries.Planned q1 =
+        KernelQueries.planQ1(
+            lineitem, shape, dev.overlap.executor.api.PipelineReport.create(spark));
+    KernelQueries.Planned q6 =
+        KernelQueries.planQ6(
+            lineitem, shape, dev.overlap.executor.api.PipelineReport.create(spark));
+    StageCount count = StageCount.on(spark);
+    Dataset<Row> r1 = q1.run();
+    assertEquals(List.of(1, 1), count.jobsAndStages(), "Q1's kernels and partials");
+    Dataset<Row> r6 = q6.run();
+    assertEquals(List.of(2, 2), count.jobsAndStages(), "Q6's kernels and partials");
+    // Reading the results runs nothing more: they are local.
+    r1.collectAsList();
+    r6.collectAsList();
+    r6.show();
+    assertEquals(List.of(2, 2), count.jobsAndStages(), "the results read");
+    count.close();
+    assertEquals(SqlQueries.q1(lineitem, shape).schema(), r1.schema());
+    assertEquals(SqlQueries.q6(lineitem, shape).schema(), r6.schema());
+    EtlInputs.assertSame(SqlQueries.q1(lineitem, shape), r1, "Q1");
+    EtlInputs.assertSame(SqlQueries.q6(lineitem, shape), r6, "Q6");
   }
 
   static Stream<EtlInputs.Kinds> otherGenerators() {
