@@ -15,10 +15,10 @@ import java.util.function.ToLongFunction;
 
 /**
  * The executor plugin's metrics in Spark's metrics system, under the plugin's namespace ({@code
- * plugin.dev.overlap.executor.OverlapPlugin.}): gauges of the executor's state now and counters of
- * its work since it started. Each reads the GPU runtime once it is set up, without waiting for it.
- * Without a GPU they keep a meaning: nothing is in use or in flight (0), the GPU is neither active
- * nor fenced (0), and the CPU tasks are counted; the GPU figures stay 0.
+ * plugin.} and the class named in {@code spark.plugins}): gauges of the executor's state now and
+ * counters of its work since it started. Each reads the GPU runtime once it is set up, without
+ * waiting for it. Without a GPU they keep a meaning: nothing is in use or in flight (0), the GPU is
+ * neither active nor fenced (0), and the CPU tasks are counted; the GPU figures stay 0.
  */
 public final class ExecutorMetrics {
   private static final LongAdder GPU_TASKS = new LongAdder();

@@ -214,7 +214,8 @@ public final class JobSummary {
       PipelineTotals d =
           before == null ? null : PipelineTotals.current().map(t -> t.minus(before)).orElse(null);
       if (d == null) {
-        sb.append("overlap        see the executors' plugin metrics (busyMillis.*)\n");
+        sb.append(
+            "overlap        see the executors' plugin metrics (busy.*.ms, docs/operations.md)\n");
       } else {
         long gpuBusy =
             d.busy(PipelineStage.UPLOAD)
