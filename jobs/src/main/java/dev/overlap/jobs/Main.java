@@ -161,7 +161,7 @@ public final class Main {
         long rows = FeaturesJob.fitOnly(spark, input, vocabulary, model, summary);
         System.out.println("overlap: features saved its model to " + model.save());
         System.out.print(
-            summary.render(rows, Math.max(1, spark.sparkContext().defaultParallelism())));
+            summary.finish(spark, rows, Math.max(1, spark.sparkContext().defaultParallelism())));
         return 0;
       }
       FileSystem fs = paths.fs(output);
@@ -198,7 +198,8 @@ public final class Main {
       System.out.println("overlap: " + a.job + " wrote " + output);
       // Asked after the job: on a cluster, executors register after the session starts.
       int slots = Math.max(1, spark.sparkContext().defaultParallelism());
-      System.out.print(summary.render(rowsOut, slots));
+      // Also into the event log, before the session stops.
+      System.out.print(summary.finish(spark, rowsOut, slots));
     } finally {
       spark.stop();
     }

@@ -84,6 +84,11 @@ public final class BoundedPool<B extends AutoCloseable> implements AutoCloseable
     return free.size();
   }
 
+  /** The buffers the pool was made with, free or out. */
+  public int size() {
+    return all.size();
+  }
+
   /**
    * Closes the free buffers now and any buffer still out when it comes back, so a late release
    * never touches freed memory.

@@ -4,16 +4,24 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * How many of one lane's batches (and parts of split ones) are in the pipeline: submitted and not
- * yet out (delivered, failed or dropped, with what they held closed).
+ * yet out (delivered, failed or dropped, with what they held closed). The pipeline's metrics count
+ * the same for every lane.
  */
 final class InPipeline {
+  private final PipelineMetrics all;
   private int count;
+
+  InPipeline(PipelineMetrics all) {
+    this.all = all;
+  }
 
   synchronized void add(int n) {
     count += n;
+    all.entered(n);
   }
 
   synchronized void left() {
+    all.left();
     if (--count == 0) {
       notifyAll();
     }

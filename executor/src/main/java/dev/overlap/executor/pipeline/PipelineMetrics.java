@@ -20,6 +20,7 @@ public final class PipelineMetrics {
   private final AtomicLong failedBatches = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
   private final AtomicLong split = new AtomicLong();
+  private final AtomicLong inPipeline = new AtomicLong();
   // Threads running each stage now, and how many stages have at least one.
   private final int[] active = new int[PipelineStage.values().length];
   private int activeStages;
@@ -70,6 +71,21 @@ public final class PipelineMetrics {
   void batchDone(long bytes) {
     batches.incrementAndGet();
     bytesUploaded.addAndGet(bytes);
+  }
+
+  /** {@code n} batches (or parts of a split one) entered the pipeline. */
+  void entered(int n) {
+    inPipeline.addAndGet(n);
+  }
+
+  /** A batch (or part) left the pipeline: delivered, failed or dropped, what it held closed. */
+  void left() {
+    inPipeline.decrementAndGet();
+  }
+
+  /** Batches (and parts of split ones) of every task in the pipeline now. */
+  public long batchesInFlight() {
+    return inPipeline.get();
   }
 
   void batchFailed() {

@@ -35,18 +35,16 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final String taskName;
   private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
-  // The pipeline's compute thread that runs all of this lane's kernels, and its download thread
-  // that brings back all of its batches, each in order.
+  // The compute thread that runs all of this lane's kernels, the download thread all its copies.
   private final int computer;
   private final int downloader;
-  // Results not yet taken, oldest first; a split batch's slot gives way to its parts'. Guarded by
-  // this.
+  // Results not yet taken, oldest first; a split batch's slot gives way to its parts'. Guarded.
   private final Deque<ResultSlot<R>> pending = new ArrayDeque<>();
   private final AtomicLong submitted = new AtomicLong();
   private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);
   private volatile boolean closed;
   private final LaneFailure failure;
-  private final InPipeline inPipeline = new InPipeline();
+  private final InPipeline inPipeline;
 
   <D extends AutoCloseable, O extends AutoCloseable> TaskLane(
       StagePipeline pipeline, TaskTag tag, BatchStages<H, D, O, R> stages, int maxAhead) {
@@ -54,6 +52,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
       throw new IllegalArgumentException("maxAhead must be at least 1: " + maxAhead);
     }
     this.pipeline = pipeline;
+    this.inPipeline = new InPipeline(pipeline.metrics());
     this.tag = tag;
     this.taskName = tag.name();
     this.failure = new LaneFailure(taskName);

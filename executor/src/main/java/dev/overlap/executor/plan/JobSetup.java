@@ -7,6 +7,7 @@ import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.UnknownKeys;
 import dev.overlap.executor.task.JobReport;
 import dev.overlap.executor.task.PartitionRunner;
+import dev.overlap.executor.task.StageAccumulators;
 import dev.overlap.executor.types.ColumnType;
 import dev.overlap.executor.types.UnsupportedColumnException;
 import java.util.Map;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
 /**
  * What every job a kernel is applied to checks and settles on the driver before its input is
  * planned, whatever its output: both schemas, the session's keys, the plugin, the job's settings
- * and the runner its tasks carry.
+ * and the runner its tasks carry, with the call's stage accumulators.
  *
  * @param report the job's report; null when the caller passed none
  */
@@ -75,7 +76,15 @@ record JobSetup(
         sparkConf,
         job,
         writer,
-        new PartitionRunner(kernel, in, out, writer, settings, notTaken));
+        new PartitionRunner(
+            kernel,
+            in,
+            out,
+            writer,
+            settings,
+            notTaken,
+            // The call's own, named for the stage page; shipped with the runner in the closure.
+            StageAccumulators.register(ds.sparkSession().sparkContext())));
   }
 
   /**

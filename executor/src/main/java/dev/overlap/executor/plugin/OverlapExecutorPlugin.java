@@ -1,8 +1,5 @@
 package dev.overlap.executor.plugin;
 
-import com.codahale.metrics.Gauge;
-import com.codahale.metrics.MetricRegistry;
-import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.GpuRuntime;
@@ -82,34 +79,11 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
             : new TraceRecorder(System.nanoTime(), TraceRecorder.DEFAULT_MAX_SPANS);
     trace = recorder;
     onFatal = policy;
-    registerMetrics(ctx.metricRegistry());
+    ExecutorMetrics.register(ctx.metricRegistry());
     // Spark starts spark.plugins.defaultList's plugins first, then spark.plugins'.
     String plugins =
         ctx.conf().get("spark.plugins.defaultList", "") + "," + ctx.conf().get("spark.plugins", "");
     new GpuStart(id, conf, policy, enabled, assigned, recorder, traceDir, begin).launch(plugins);
-  }
-
-  /**
-   * The plugin's metrics, registered at init as Spark expects; each reads the GPU runtime once it
-   * is set up (0 until then, and without a GPU), without waiting for it.
-   */
-  private static void registerMetrics(MetricRegistry registry) {
-    for (PipelineStage s : PipelineStage.values()) {
-      registry.register(
-          "busyMillis." + s.name().toLowerCase(java.util.Locale.ROOT),
-          gauge(r -> r.pipeline().metrics().snapshot().busy(s) / 1_000_000));
-    }
-    registry.register("batches", gauge(r -> r.pipeline().metrics().snapshot().batches()));
-    registry.register("bytesUploaded", gauge(r -> r.pipeline().metrics().snapshot().bytes()));
-    registry.register("deviceBytesInFlight", gauge(r -> r.pipeline().budget().inFlight()));
-    registry.register(
-        "stagingBuffersFree",
-        (Gauge<Integer>)
-            () -> ExecutorState.runtimeIfStarted().map(r -> r.staging().available()).orElse(0));
-  }
-
-  private static Gauge<Long> gauge(java.util.function.ToLongFunction<GpuRuntime> read) {
-    return () -> ExecutorState.runtimeIfStarted().map(read::applyAsLong).orElse(0L);
   }
 
   /** A fatal CUDA error in the failure, or one seen before, fences the GPU; EXIT then exits. */

@@ -76,6 +76,11 @@ public final class PinnedShare {
     return DefaultHostMemoryAllocator.get() == THROUGH_SHARE;
   }
 
+  /** The most the share may hold; {@link Long#MAX_VALUE} while unlimited. */
+  public static long limitBytes() {
+    return SHARE.limit();
+  }
+
   /** Bytes held now by buffers from {@link #tryPinned}. */
   public static long held() {
     return SHARE.held();
@@ -152,6 +157,10 @@ public final class PinnedShare {
 
     long held() {
       return held.get();
+    }
+
+    long limit() {
+      return limit.get();
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.overlap.executor.task;
 
 import dev.overlap.executor.api.CpuKernel;
+import dev.overlap.executor.plugin.ExecutorMetrics;
 import dev.overlap.executor.plugin.ExecutorState;
 import dev.overlap.executor.resource.TaskTag;
 import dev.overlap.executor.trace.TraceRecorder;
@@ -19,7 +20,7 @@ public final class CpuPath {
   private CpuPath() {}
 
   /**
-   * The kernel's output rows for {@code rows}; the task's figures go to {@code report} (may be
+   * The kernel's output rows for {@code rows}; the task's figures go to {@code figures} (may be
    * null) when the task completes, and the partition is one span of the executor's timeline when it
    * records one ({@link ExecutorState#trace}).
    */
@@ -27,20 +28,20 @@ public final class CpuPath {
       CpuKernel cpu,
       StructType inSchema,
       StructType outSchema,
-      JobReport report,
+      TaskFigures figures,
       Iterator<InternalRow> rows) {
     return run(
         cpu,
         inSchema,
         outSchema,
-        report,
+        figures,
         ExecutorState.trace().orElse(null),
         TaskContext.get(),
         rows);
   }
 
   /**
-   * {@link #run(CpuKernel, StructType, StructType, JobReport, Iterator)} with the timeline's
+   * {@link #run(CpuKernel, StructType, StructType, TaskFigures, Iterator)} with the timeline's
    * recorder and the task given: the partition's span (from the kernel's call to its last row, or
    * to the task's end when that comes first) goes to {@code trace} when it is not null.
    *
@@ -50,7 +51,7 @@ public final class CpuPath {
       CpuKernel cpu,
       StructType inSchema,
       StructType outSchema,
-      JobReport report,
+      TaskFigures figures,
       TraceRecorder trace,
       TaskContext ctx,
       Iterator<InternalRow> rows) {
@@ -69,13 +70,14 @@ public final class CpuPath {
     out.startNanos = start;
     out.rows = cpu.apply(in);
     out.kernelNanos += System.nanoTime() - start;
-    if (ctx != null && (report != null || trace != null)) {
+    if (ctx != null) {
       ctx.addTaskCompletionListener(
           (TaskCompletionListener)
               c -> {
                 out.endSpan(!c.isFailed() && !c.isInterrupted());
-                if (report != null) {
-                  report.addCpuTask(out.rowsIn, out.rowsOut, out.kernelNanos);
+                ExecutorMetrics.cpuTaskEnded(out.kernelNanos);
+                if (figures != null) {
+                  figures.addCpuTask(out.rowsIn, out.rowsOut, out.kernelNanos);
                 }
               });
     }

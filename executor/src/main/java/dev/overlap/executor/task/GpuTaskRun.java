@@ -14,6 +14,7 @@ import dev.overlap.executor.pipeline.BatchStages;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.pipeline.ResultBatch;
 import dev.overlap.executor.pipeline.TaskDriver;
+import dev.overlap.executor.plugin.ExecutorMetrics;
 import dev.overlap.executor.plugin.FatalErrorPolicy;
 import java.util.EnumMap;
 import java.util.Iterator;
@@ -25,7 +26,7 @@ import org.apache.spark.util.TaskCompletionListener;
 /**
  * One GPU task through the executor pipeline, whatever its input and output: its {@link TaskDriver}
  * behind the GPU's fence, finished when the task ends however it ends, and its figures recorded
- * into the job's report.
+ * into the job's report and the call's stage accumulators.
  */
 public final class GpuTaskRun {
   private GpuTaskRun() {}
@@ -37,7 +38,7 @@ public final class GpuTaskRun {
   static <H extends PackedBatch, R extends ResultBatch<T>, T> Iterator<T> drive(
       GpuRuntime gpu,
       OverlapConf job,
-      JobReport report,
+      TaskFigures figures,
       BatchStages<H, ?, ?, R> stages,
       BatchSource<HostMemoryBuffer, H> source,
       Consumer<TaskDriver.Figures> onFinish) {
@@ -57,7 +58,12 @@ public final class GpuTaskRun {
               source,
               TaskTags.of(ctx),
               job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
-              report == null ? null : onFinish,
+              f -> {
+                ExecutorMetrics.gpuTaskEnded();
+                if (figures != null) {
+                  onFinish.accept(f);
+                }
+              },
               // A killed task's waits end even when Spark does not interrupt its thread; so do
               // they once the GPU is fenced (the staging buffers it holds never come back).
               () -> health.fenced() || (ctx != null && ctx.isInterrupted()));
@@ -81,13 +87,13 @@ public final class GpuTaskRun {
     return FatalErrorPolicy.guard(driver, health);
   }
 
-  /** The task's figures into the job's report. */
+  /** The task's figures into the job's report and the call's stage accumulators. */
   static void record(
-      JobReport report, InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode) {
+      TaskFigures figures, InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode) {
     Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
     nanos.put(PipelineStage.PACK, f.packNanos());
     f.busyNanos().forEach(nanos::put);
-    report.addGpuTask(
+    figures.addGpuTask(
         new JobReport.GpuTask(
             path,
             f.rowsIn(),
@@ -100,10 +106,10 @@ public final class GpuTaskRun {
             path == InputPath.RAPIDS ? f.upstreamNanos() : 0));
   }
 
-  /** A Parquet task's scan figures into the job's report, when there is one. */
-  static void recordScan(JobReport report, ParquetSource source) {
-    if (report != null) {
-      report.addScan(
+  /** A Parquet task's scan figures into the job's report and the call's stage accumulators. */
+  static void recordScan(TaskFigures figures, ParquetSource source) {
+    if (figures != null) {
+      figures.addScan(
           new JobReport.ScanFigures(
               source.filesRead(),
               source.rowGroupsRead(),

@@ -5,7 +5,6 @@ import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.PipelineStage;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,9 +14,11 @@ import org.apache.spark.util.LongAccumulator;
 
 /**
  * The {@link PipelineReport} behind the public view: Spark accumulators registered on the driver,
- * written by the job's tasks on the executors.
+ * written by the job's tasks on the executors. They are unnamed, so that the stage page shows only
+ * the call's {@link StageAccumulators}, fed from the same figures (a report may span several calls,
+ * and its nanoseconds would only repeat those).
  */
-public final class JobReport implements PipelineReport {
+public final class JobReport implements PipelineReport, TaskFigures {
   private static final long serialVersionUID = 1L;
 
   private final LongAccumulator rowsIn;
@@ -41,27 +42,27 @@ public final class JobReport implements PipelineReport {
   /** Registers a fresh set of accumulators on the session's context. */
   public JobReport(SparkSession spark) {
     var sc = spark.sparkContext();
-    rowsIn = sc.longAccumulator("overlap.rowsIn");
-    rowsOut = sc.longAccumulator("overlap.rowsOut");
-    batches = sc.longAccumulator("overlap.batches");
-    bytesCopied = sc.longAccumulator("overlap.bytesCopied");
-    gpuTasks = sc.longAccumulator("overlap.gpuTasks");
-    cpuTasks = sc.longAccumulator("overlap.cpuTasks");
-    stagingWait = sc.longAccumulator("overlap.waitNanos.staging");
-    resultWait = sc.longAccumulator("overlap.waitNanos.results");
-    rapidsNanos = sc.longAccumulator("overlap.rapidsNanos");
-    cpuKernel = sc.longAccumulator("overlap.busyNanos.cpuKernel");
+    rowsIn = sc.longAccumulator();
+    rowsOut = sc.longAccumulator();
+    batches = sc.longAccumulator();
+    bytesCopied = sc.longAccumulator();
+    gpuTasks = sc.longAccumulator();
+    cpuTasks = sc.longAccumulator();
+    stagingWait = sc.longAccumulator();
+    resultWait = sc.longAccumulator();
+    rapidsNanos = sc.longAccumulator();
+    cpuKernel = sc.longAccumulator();
     for (PipelineStage s : PipelineStage.values()) {
-      busy.put(s, sc.longAccumulator("overlap.busyNanos." + s.name().toLowerCase(Locale.ROOT)));
+      busy.put(s, sc.longAccumulator());
     }
     for (InputPath p : InputPath.values()) {
-      pathTasks.put(p, sc.longAccumulator("overlap.gpuTasks." + p.name().toLowerCase(Locale.ROOT)));
+      pathTasks.put(p, sc.longAccumulator());
     }
-    parquetFiles = sc.longAccumulator("overlap.parquet.files");
-    parquetRowGroups = sc.longAccumulator("overlap.parquet.rowGroups");
-    parquetBytes = sc.longAccumulator("overlap.parquet.compressedBytes");
-    decode = sc.longAccumulator("overlap.busyNanos.decode");
-    fallbacks = sc.collectionAccumulator("overlap.parquet.fallbacks");
+    parquetFiles = sc.longAccumulator();
+    parquetRowGroups = sc.longAccumulator();
+    parquetBytes = sc.longAccumulator();
+    decode = sc.longAccumulator();
+    fallbacks = sc.collectionAccumulator();
   }
 
   /**
@@ -74,6 +75,7 @@ public final class JobReport implements PipelineReport {
   public record ScanFigures(long files, long rowGroups, long compressedBytes, long decodeNanos) {}
 
   /** Adds one task's Parquet figures; called on the executor. */
+  @Override
   public void addScan(ScanFigures f) {
     parquetFiles.add(f.files());
     parquetRowGroups.add(f.rowGroups());
@@ -144,6 +146,7 @@ public final class JobReport implements PipelineReport {
       long rapidsNanos) {}
 
   /** Adds one task that ran on the GPU; called on the executor. */
+  @Override
   public void addGpuTask(GpuTask t) {
     gpuTasks.add(1);
     pathTasks.get(t.path()).add(1);
@@ -163,6 +166,7 @@ public final class JobReport implements PipelineReport {
    * @param kernelNanos time the task's thread spent in the CPU kernel, reading the rows it pulls
    *     from its input included
    */
+  @Override
   public void addCpuTask(long in, long out, long kernelNanos) {
     cpuTasks.add(1);
     rowsIn.add(in);

@@ -57,6 +57,8 @@ public final class PartitionRunner implements Serializable {
   private final StructType inSchema;
   private final StructType outSchema;
   private final JobReport report;
+  // The report (when one was passed) and the call's stage accumulators: each task's figures.
+  private final TaskFigures figures;
   // The job's values of the keys that are not startup-only, from OverlapConf.jobSettings.
   private final Map<String, String> jobSettings;
   // Why the GPU does not take the kernel's schemas (every task runs its CPU implementation); null
@@ -70,12 +72,13 @@ public final class PartitionRunner implements Serializable {
       StructType outSchema,
       JobReport report,
       Map<String, String> jobSettings) {
-    this(kernel, inSchema, outSchema, report, jobSettings, null);
+    this(kernel, inSchema, outSchema, report, jobSettings, null, null);
   }
 
   /**
    * @param gpuNotTaken why the GPU does not take the kernel's schemas, so that every task runs the
    *     kernel's CPU implementation (which it has); null when it does
+   * @param stage the call's stage accumulators, registered on the driver; null for none
    */
   public PartitionRunner(
       GpuKernel kernel,
@@ -83,11 +86,13 @@ public final class PartitionRunner implements Serializable {
       StructType outSchema,
       JobReport report,
       Map<String, String> jobSettings,
-      String gpuNotTaken) {
+      String gpuNotTaken,
+      StageAccumulators stage) {
     this.kernel = kernel;
     this.inSchema = inSchema;
     this.outSchema = outSchema;
     this.report = report;
+    this.figures = TaskFigures.of(report, stage);
     this.jobSettings = jobSettings;
     this.gpuNotTaken = gpuNotTaken;
   }
@@ -123,7 +128,7 @@ public final class PartitionRunner implements Serializable {
   }
 
   private Iterator<InternalRow> cpu(TaskInput in) {
-    return CpuPath.run(kernel.cpu(), inSchema, outSchema, report, in.cpuRows());
+    return CpuPath.run(kernel.cpu(), inSchema, outSchema, figures, in.cpuRows());
   }
 
   /** The GPU path of one partition, by its input path, its results as {@code out} makes them. */
@@ -139,11 +144,11 @@ public final class PartitionRunner implements Serializable {
     return GpuTaskRun.drive(
         gpu,
         job(),
-        report,
+        figures,
         stages(gpu, DeviceTables.upload(), DeviceTables.kernelInput(), out),
         new DeviceTables.Source(
             ((TaskInput.Rapids) in).tables(), ColumnType.dtypesOf(inSchema), RapidsBatches::admit),
-        f -> GpuTaskRun.record(report, InputPath.RAPIDS, f, out));
+        f -> GpuTaskRun.record(figures, InputPath.RAPIDS, f, out));
   }
 
   private boolean useGpu() {
@@ -187,7 +192,7 @@ public final class PartitionRunner implements Serializable {
     return GpuTaskRun.drive(
         gpu,
         job,
-        report,
+        figures,
         stages(
             gpu,
             new ParquetUpload(gpu.streams(), kernel.name()),
@@ -195,8 +200,8 @@ public final class PartitionRunner implements Serializable {
             mode),
         source,
         f -> {
-          GpuTaskRun.record(report, InputPath.PARQUET, f, mode);
-          GpuTaskRun.recordScan(report, source);
+          GpuTaskRun.record(figures, InputPath.PARQUET, f, mode);
+          GpuTaskRun.recordScan(figures, source);
         });
   }
 
@@ -232,9 +237,9 @@ public final class PartitionRunner implements Serializable {
     return GpuTaskRun.drive(
         gpu,
         job,
-        report,
+        figures,
         stages(gpu, new PackedUpload(gpu.streams(), kernel.name()), new PackedTable(), mode),
         source,
-        f -> GpuTaskRun.record(report, path, f, mode));
+        f -> GpuTaskRun.record(figures, path, f, mode));
   }
 }

@@ -2,6 +2,7 @@ package dev.overlap.jobs.cli;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.InputPath;
+import dev.overlap.executor.api.JobSummaryEvent;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.PipelineStage;
 import dev.overlap.executor.api.PipelineTotals;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.spark.sql.SparkSession;
 
 /** The one-screen summary every job prints at the end. */
 public final class JobSummary {
@@ -101,16 +103,37 @@ public final class JobSummary {
     return sb.toString();
   }
 
-  public String render(long rowsOut, int slots) {
+  /**
+   * The summary as printed, also posted to the session's listener bus as a {@link JobSummaryEvent}
+   * with the same figures, so that the event log keeps them.
+   */
+  public String finish(SparkSession spark, long rowsOut, int slots) {
     long wall = System.nanoTime() - start;
-    StringBuilder sb = new StringBuilder();
+    String text = render(rowsOut, slots, wall);
+    List<JobSummaryEvent.Step> steps = new ArrayList<>();
+    reports.forEach((step, r) -> steps.add(JobSummaryEvent.Step.of(step, r)));
+    new JobSummaryEvent(
+            job, wall / 1_000_000, reports.isEmpty() ? "" : path(), rowsIn(), rowsOut, steps, text)
+        .post(spark);
+    return text;
+  }
+
+  /** The rows the job read: as stated, or the most any one step read; -1 when not known. */
+  private long rowsIn() {
     long in = rowsIn;
+    if (rowsIn < 0) {
+      for (PipelineReport r : reports.values()) {
+        in = Math.max(in, r.rowsIn());
+      }
+    }
+    return in;
+  }
+
+  /** Which path the steps' kernels ran, and why the CPU one when only it ran. */
+  private String path() {
     long gpuTasks = 0;
     long cpuTasks = 0;
     for (PipelineReport r : reports.values()) {
-      if (rowsIn < 0) {
-        in = Math.max(in, r.rowsIn());
-      }
       gpuTasks += r.gpuTasks();
       cpuTasks += r.cpuTasks();
     }
@@ -120,15 +143,28 @@ public final class JobSummary {
     // A step whose columns the GPU does not take yet ran its kernel's CPU implementation.
     java.util.Optional<String> notTaken =
         reports.values().stream().flatMap(r -> r.gpuNotTaken().stream()).findFirst();
-    String path =
-        gpuTasks > 0 && cpuTasks == 0
-            ? "GPU"
-            : gpuTasks > 0
-                ? "mixed GPU and CPU"
-                : noPlugin
-                    .map(set -> "CPU path: plugin not loaded (set " + set + ")")
-                    .or(() -> notTaken.map(why -> "CPU (" + why + ")"))
-                    .orElse("CPU (" + GpuStatus.current().reason() + ")");
+    return gpuTasks > 0 && cpuTasks == 0
+        ? "GPU"
+        : gpuTasks > 0
+            ? "mixed GPU and CPU"
+            : noPlugin
+                .map(set -> "CPU path: plugin not loaded (set " + set + ")")
+                .or(() -> notTaken.map(why -> "CPU (" + why + ")"))
+                .orElse("CPU (" + GpuStatus.current().reason() + ")");
+  }
+
+  public String render(long rowsOut, int slots) {
+    return render(rowsOut, slots, System.nanoTime() - start);
+  }
+
+  private String render(long rowsOut, int slots, long wall) {
+    StringBuilder sb = new StringBuilder();
+    long in = rowsIn();
+    long gpuTasks = 0;
+    for (PipelineReport r : reports.values()) {
+      gpuTasks += r.gpuTasks();
+    }
+    String path = reports.isEmpty() ? "" : path();
     sb.append("==== overlap ").append(job).append(" ====\n");
     if (in >= 0) {
       sb.append(String.format(Locale.ROOT, "rows in        %,d%n", in));
@@ -178,7 +214,8 @@ public final class JobSummary {
       PipelineTotals d =
           before == null ? null : PipelineTotals.current().map(t -> t.minus(before)).orElse(null);
       if (d == null) {
-        sb.append("overlap        see the executors' plugin metrics (busyMillis.*)\n");
+        sb.append(
+            "overlap        see the executors' plugin metrics (busy.*.ms, docs/operations.md)\n");
       } else {
         long gpuBusy =
             d.busy(PipelineStage.UPLOAD)

@@ -25,11 +25,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * time and is not counted. A phase may scan more than once (features' first pass counts exact
  * vocabularies in a second scan; a write reads its output back): the line then says which scan it
  * is. The rows are those every scan of the phase has read so far, by the kernel ({@code
- * overlap.rowsIn}) or by Spark where no kernel ran, reported as each task ends.
+ * overlap.rows.in}) or by Spark where no kernel ran, reported as each task ends.
  */
 public final class PhaseProgress implements AutoCloseable {
   private static final PhaseProgress NONE = new PhaseProgress();
-  private static final String ROWS_IN = "overlap.rowsIn";
+  private static final String ROWS_IN = "overlap.rows.in";
 
   /** The line being drawn now, if any: a failure or an interruption stops it ({@link #stop}). */
   private static volatile PhaseProgress drawing;
