@@ -163,39 +163,23 @@ public final class ConfigEntry<T> {
     }
 
     ConfigEntry<Boolean> booleanConf(boolean def) {
-      return new ConfigEntry<>(
-          key,
-          Type.BOOLEAN,
-          Boolean.toString(def),
-          doc,
-          startupOnly,
-          driverStart,
-          List.of(),
-          ConfigEntry::parseBoolean,
-          v -> null);
+      return entry(
+          Type.BOOLEAN, Boolean.toString(def), List.of(), ConfigEntry::parseBoolean, v -> null);
     }
 
     ConfigEntry<Integer> intConf(int def, int min, int max) {
-      return new ConfigEntry<>(
-          key,
+      return entry(
           Type.INT,
           Integer.toString(def),
-          doc,
-          startupOnly,
-          driverStart,
           List.of(),
           Integer::parseInt,
           v -> v < min || v > max ? "must be between " + min + " and " + max : null);
     }
 
     ConfigEntry<Double> doubleConf(double def, double minExclusive, double maxInclusive) {
-      return new ConfigEntry<>(
-          key,
+      return entry(
           Type.DOUBLE,
           Double.toString(def),
-          doc,
-          startupOnly,
-          driverStart,
           List.of(),
           Double::parseDouble,
           v ->
@@ -205,21 +189,16 @@ public final class ConfigEntry<T> {
     }
 
     ConfigEntry<Long> bytesConf(String def, long min) {
-      return new ConfigEntry<>(
-          key,
+      return entry(
           Type.BYTES,
           def,
-          doc,
-          startupOnly,
-          driverStart,
           List.of(),
           ByteSize::parse,
           v -> v < min ? "must be at least " + ByteSize.format(min) : null);
     }
 
     ConfigEntry<String> stringConf(String def) {
-      return new ConfigEntry<>(
-          key, Type.STRING, def, doc, startupOnly, driverStart, List.of(), s -> s, v -> null);
+      return entry(Type.STRING, def, List.of(), s -> s, v -> null);
     }
 
     <E extends Enum<E>> ConfigEntry<E> enumConf(Class<E> enumClass, E def) {
@@ -227,16 +206,23 @@ public final class ConfigEntry<T> {
       for (E e : enumClass.getEnumConstants()) {
         names.add(e.name());
       }
-      return new ConfigEntry<>(
-          key,
+      return entry(
           Type.ENUM,
           def.name(),
-          doc,
-          startupOnly,
-          driverStart,
           names,
           s -> Enum.valueOf(enumClass, s.toUpperCase(Locale.ROOT)),
           v -> null);
+    }
+
+    /** The entry of this builder's key, doc and start flags, with a type's parsing and checks. */
+    private <T> ConfigEntry<T> entry(
+        Type type,
+        String defaultText,
+        List<String> allowed,
+        Function<String, T> parser,
+        Function<T, String> validator) {
+      return new ConfigEntry<>(
+          key, type, defaultText, doc, startupOnly, driverStart, allowed, parser, validator);
     }
   }
 

@@ -280,22 +280,6 @@ public final class OverlapConf {
     return new OverlapConf(values);
   }
 
-  /**
-   * The raw values {@code lookup} holds for the keys that are not startup-only: what a job ships to
-   * its executors. Validated, so a bad value fails here, naming its key.
-   */
-  public static Map<String, String> jobSettings(Function<String, String> lookup) {
-    Map<String, String> out = new java.util.HashMap<>();
-    for (ConfigEntry<?> e : ALL) {
-      String v = e.startupOnly() ? null : lookup.apply(e.key());
-      if (v != null) {
-        out.put(e.key(), v);
-      }
-    }
-    fromMap(out);
-    return Map.copyOf(out);
-  }
-
   public static OverlapConf fromMap(Map<String, String> map) {
     return read(map::get);
   }

@@ -2,6 +2,7 @@ package dev.overlap.executor.plan;
 
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.executor.config.JobSettings;
 import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.UnknownKeys;
@@ -48,7 +49,7 @@ record JobSetup(
     Function<String, String> sparkConf =
         k -> ds.sparkSession().conf().getOption(k).getOrElse(() -> null);
     PluginCheck.check(sparkConf, kernel.name(), writer);
-    Map<String, String> settings = OverlapConf.jobSettings(sparkConf);
+    Map<String, String> settings = JobSettings.from(sparkConf);
     OverlapConf job = OverlapConf.fromMap(settings);
     // The input is checked before the kernel is asked for its output schema, which it may not
     // know for columns it was not written for.

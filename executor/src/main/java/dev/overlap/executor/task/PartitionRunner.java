@@ -59,7 +59,7 @@ public final class PartitionRunner implements Serializable {
   private final JobReport report;
   // The report (when one was passed) and the call's stage accumulators: each task's figures.
   private final TaskFigures figures;
-  // The job's values of the keys that are not startup-only, from OverlapConf.jobSettings.
+  // The job's values of the keys that are not startup-only, from JobSettings.from.
   private final Map<String, String> jobSettings;
   // Why the GPU does not take the kernel's schemas (every task runs its CPU implementation); null
   // when it does.
