@@ -6,7 +6,6 @@ import ai.rapids.cudf.HostMemoryBuffer;
 import dev.overlap.executor.pipeline.PackedBatch;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.RefCounted;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,8 +20,7 @@ import java.util.Optional;
  * offsets (rebased to start at 0); its close frees those and drops that reference. Nested columns
  * are host columns the batch owns beside the staging buffer; a batch with them is not cut.
  *
- * <p>Past 300 lines because one batch's regions, its parts and its nested columns share the same
- * per-column bookkeeping (sizes for the device budget, the host views, the release).
+ * <p>How a batch is cut into parts is {@link RowHalves}'.
  */
 public final class HostBatch extends RefCounted<HostBatch> implements PackedBatch {
   private final BatchLayout layout;
@@ -220,86 +218,43 @@ public final class HostBatch extends RefCounted<HostBatch> implements PackedBatc
   }
 
   /**
-   * Cuts the batch into two runs of its rows, the first a multiple of 8 rows long, for an upload
-   * that did not fit in device memory. Each part holds a reference to this batch, which the caller
-   * still closes. Empty when the batch has 8 rows or fewer: a part's validity masks start on a
-   * byte, so this is the smallest batch; and when it has nested columns, whose host columns are not
-   * cut (their batches are bounded by bytes when packed, see {@link HostBatchWriter}).
+   * Cuts the batch into two runs of its rows, for an upload that did not fit in device memory; see
+   * {@link RowHalves#of}. Each part holds a reference to this batch, which the caller still closes.
    */
   public List<HostBatch> halves() {
-    if (rows <= 8 || java.util.Arrays.stream(nested).anyMatch(java.util.Objects::nonNull)) {
-      return List.of();
-    }
-    int k = Math.max(8, rows / 2 / 8 * 8);
-    HostBatch head = part(0, k);
-    try {
-      return List.of(head, part(k, rows - k));
-    } catch (RuntimeException e) {
-      throw Closing.after(e, List.of(head));
-    } catch (Error e) {
-      throw Closing.after(e, List.of(head));
-    }
+    return RowHalves.of(this);
   }
 
-  /** Rows {@code [from, from + n)}, {@code from} a multiple of 8, as a batch of their own. */
-  private HostBatch part(int from, int n) {
-    int cols = layout.columns();
-    long[] nulls = new long[cols];
-    long[] bytes = new long[cols];
-    long[] start = stringStart.clone();
-    HostMemoryBuffer[] in = offsetsIn.clone();
-    long[] at = offsetsAt.clone();
-    List<HostMemoryBuffer> own = new ArrayList<>();
-    try {
-      for (int c = 0; c < cols; c++) {
-        nulls[c] = nullCounts[c] == 0 ? 0 : nullsIn(c, from, n);
-        if (layout.type(c).hasOffsets()) {
-          HostMemoryBuffer o = offsetsIn[c];
-          int base = o.getInt(offsetsAt[c] + 4L * from);
-          bytes[c] = o.getInt(offsetsAt[c] + 4L * (from + n)) - base;
-          start[c] = stringStart[c] + base;
-          if (from > 0) {
-            // cuDF wants offsets from 0: the part's own, rebased.
-            HostMemoryBuffer r = HostMemoryBuffer.allocate(4L * (n + 1), false);
-            own.add(r);
-            for (int i = 0; i <= n; i++) {
-              r.setInt(4L * i, o.getInt(offsetsAt[c] + 4L * (from + i)) - base);
-            }
-            in[c] = r;
-            at[c] = 0;
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      throw Closing.after(e, own);
-    } catch (Error e) {
-      throw Closing.after(e, own);
-    }
-    HostBatch whole = retain();
-    Runnable release =
-        () -> {
-          try {
-            Closing.all(own);
-          } finally {
-            whole.close();
-          }
-        };
+  /** Whether any column is nested: such a batch is not cut. */
+  boolean anyNested() {
+    return java.util.Arrays.stream(nested).anyMatch(java.util.Objects::nonNull);
+  }
+
+  BatchLayout layout() {
+    return layout;
+  }
+
+  /** Where string column {@code c}'s bytes start in its data region. */
+  long stringStart(int c) {
+    return stringStart[c];
+  }
+
+  /**
+   * Rows {@code [from, from + n)} of this batch, {@code from} a multiple of 8, over the same
+   * staging buffer: a part without nested columns, whose string columns' bytes start at {@code
+   * start} and whose offsets lie in {@code in} at {@code at}. Runs {@code release} when closed.
+   */
+  HostBatch part(
+      int from,
+      int n,
+      long[] nulls,
+      long[] bytes,
+      long[] start,
+      HostMemoryBuffer[] in,
+      long[] at,
+      Runnable release) {
     return new HostBatch(
         layout, dtypes, staging, release, first + from, n, nulls, bytes, start, in, at, nested);
-  }
-
-  /** Nulls of column {@code c} in rows {@code [from, from + n)}, {@code from} a multiple of 8. */
-  private long nullsIn(int c, int from, int n) {
-    long mask = validityOffset(c) + from / 8;
-    long valid = 0;
-    int full = n / 8;
-    for (int i = 0; i < full; i++) {
-      valid += Integer.bitCount(staging.getByte(mask + i) & 0xFF);
-    }
-    if (n % 8 != 0) {
-      valid += Integer.bitCount(staging.getByte(mask + full) & ((1 << (n % 8)) - 1));
-    }
-    return n - valid;
   }
 
   /** The last owner gives the staging buffer back. */

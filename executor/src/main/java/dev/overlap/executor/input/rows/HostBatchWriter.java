@@ -9,7 +9,6 @@ import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -24,9 +23,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  *
  * <p>Not thread-safe; used by its task's thread only.
  *
- * <p>Past 300 lines for one reason: rows and column vectors are packed into the same staging layout
- * with the same state (the open batch's addresses, row count, nulls and string bytes), so both live
- * here; nested columns have a class of their own ({@link NestedBatch}).
+ * <p>Rows and column vectors are packed into the same open batch: its flat columns' regions in the
+ * staging buffer ({@link StagingColumns}) and its nested columns ({@link NestedBatch}).
  */
 public final class HostBatchWriter {
   private final StructType schema;
@@ -37,10 +35,9 @@ public final class HostBatchWriter {
 
   private HostMemoryBuffer staging;
   private Runnable release;
-  private long base;
   private int rows;
-  private long[] nullCounts;
-  private long[] stringBytes;
+  // The open batch's flat columns in its staging buffer.
+  private StagingColumns open;
   private final FittedStrings fitted;
   private final boolean anyNested;
   // The open batch's nested columns, when the layout has any.
@@ -81,28 +78,14 @@ public final class HostBatchWriter {
       throw new IllegalArgumentException(
           "staging buffer of " + buffer.getLength() + " bytes, layout needs " + layout.totalBytes);
     }
-    long address = buffer.getAddress();
-    for (int c = 0; c < layout.columns(); c++) {
-      if (layout.type(c).nested()) {
-        continue;
-      }
-      Platform.setMemory(
-          address + layout.validityOffset[c],
-          (byte) 0xFF,
-          BatchLayout.validityBytes(layout.capacityRows));
-      if (layout.type(c).hasOffsets()) {
-        Platform.putInt(null, address + layout.offsetsOffset[c], 0);
-      }
-    }
+    StagingColumns columns = new StagingColumns(layout, buffer.getAddress());
     NestedBatch built = anyNested ? new NestedBatch(schema, layout) : null;
     // Opened only once nothing can fail: when begin throws, the caller still owns the buffer.
     this.nested = built;
     this.staging = buffer;
     this.release = release;
-    this.base = address;
+    this.open = columns;
     this.rows = 0;
-    this.nullCounts = new long[layout.columns()];
-    this.stringBytes = new long[layout.columns()];
   }
 
   public int rows() {
@@ -128,8 +111,10 @@ public final class HostBatchWriter {
     }
     nested = null;
     HostBatch b =
-        new HostBatch(layout, dtypes, staging, release, rows, nullCounts, stringBytes, columns);
+        new HostBatch(
+            layout, dtypes, staging, release, rows, open.nullCounts(), open.stringBytes(), columns);
     staging = null;
+    open = null;
     release = null;
     return b;
   }
@@ -143,6 +128,7 @@ public final class HostBatchWriter {
       Runnable r = release;
       staging = null;
       release = null;
+      open = null;
       try {
         if (nested != null) {
           nested.close();
@@ -170,7 +156,7 @@ public final class HostBatchWriter {
     for (int c = 0; c < layout.columns(); c++) {
       if (layout.type(c).hasOffsets() && !row.isNullAt(c)) {
         long len = row.getUTF8String(c).numBytes();
-        if (stringBytes[c] + len > layout.dataCapacity[c]) {
+        if (open.stringBytes(c) + len > layout.dataCapacity[c]) {
           if (rows == 0) {
             throw tooLarge(c, len);
           }
@@ -192,18 +178,16 @@ public final class HostBatchWriter {
       nested.append(c, row);
       return;
     }
-    long dst = base + layout.dataOffset[c] + (long) at * t.width();
     if (row.isNullAt(c)) {
-      setNull(c, at);
       if (t.hasOffsets()) {
-        Platform.putInt(null, offsetAddress(c, at + 1), (int) stringBytes[c]);
+        open.putNullString(c, at);
+      } else {
+        open.setNull(c, at);
       }
-      return;
-    }
-    if (t.hasOffsets()) {
-      putString(c, at, row.getUTF8String(c));
+    } else if (t.hasOffsets()) {
+      open.putString(c, at, row.getUTF8String(c));
     } else {
-      t.put(row, c, precision[c], scale[c], dst);
+      t.put(row, c, precision[c], scale[c], open.valueAddress(c, at));
     }
   }
 
@@ -257,7 +241,7 @@ public final class HostBatchWriter {
    * @return how many fit
    */
   private int fitStrings(int c, ColumnVector v, int start, int take) {
-    int fit = fitted.fit(c, v, start, take, layout.dataCapacity[c] - stringBytes[c]);
+    int fit = fitted.fit(c, v, start, take, layout.dataCapacity[c] - open.stringBytes(c));
     if (fit == 0 && rows == 0 && fitted.refusedBytes() >= 0) {
       throw tooLarge(c, fitted.refusedBytes());
     }
@@ -269,10 +253,9 @@ public final class HostBatchWriter {
     for (int i = 0; i < take; i++) {
       UTF8String s = fitted.take(c, i);
       if (s == null) {
-        setNull(c, rows + i);
-        Platform.putInt(null, offsetAddress(c, rows + i + 1), (int) stringBytes[c]);
+        open.putNullString(c, rows + i);
       } else {
-        putString(c, rows + i, s);
+        open.putString(c, rows + i, s);
       }
     }
   }
@@ -283,39 +266,17 @@ public final class HostBatchWriter {
    * @return false when the column must go value by value instead (see {@link ColumnType#copy})
    */
   private boolean copyBulk(int c, ColumnVector v, int start, int n) {
-    ColumnType t = layout.type(c);
-    if (!t.copy(v, start, n, base + layout.dataOffset[c] + (long) rows * t.width())) {
+    if (!layout.type(c).copy(v, start, n, open.valueAddress(c, rows))) {
       return false;
     }
     if (v.hasNull()) {
       for (int i = 0; i < n; i++) {
         if (v.isNullAt(start + i)) {
-          setNull(c, rows + i);
+          open.setNull(c, rows + i);
         }
       }
     }
     return true;
-  }
-
-  // ---- shared ----------------------------------------------------------------------------------
-
-  private void setNull(int c, int row) {
-    long addr = base + layout.validityOffset[c] + (row >>> 3);
-    byte b = Platform.getByte(null, addr);
-    Platform.putByte(null, addr, (byte) (b & ~(1 << (row & 7))));
-    nullCounts[c]++;
-  }
-
-  private long offsetAddress(int c, int index) {
-    return base + layout.offsetsOffset[c] + 4L * index;
-  }
-
-  private void putString(int c, int row, UTF8String s) {
-    int len = s.numBytes();
-    long dst = base + layout.dataOffset[c] + stringBytes[c];
-    Platform.copyMemory(s.getBaseObject(), s.getBaseOffset(), null, dst, len);
-    stringBytes[c] += len;
-    Platform.putInt(null, offsetAddress(c, row + 1), (int) stringBytes[c]);
   }
 
   private IllegalArgumentException tooLarge(int c, long len) {
