@@ -1,5 +1,6 @@
 package dev.overlap.executor.plan;
 
+import dev.overlap.executor.task.Iterators;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -171,16 +172,6 @@ public final class ColumnarPlans {
 
   /** Columns {@code columns} of each batch. */
   public static Iterator<ColumnarBatch> select(int[] columns, Iterator<ColumnarBatch> batches) {
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        return batches.hasNext();
-      }
-
-      @Override
-      public ColumnarBatch next() {
-        return select(columns, batches.next());
-      }
-    };
+    return Iterators.map(batches, b -> select(columns, b));
   }
 }

@@ -94,15 +94,8 @@ public final class TraceSvg {
           .append("\">")
           .append(xml(tracks.get(i).name()))
           .append("</text>\n");
-      out.append("<line x1=\"")
-          .append(Integer.toString(LABEL))
-          .append("\" x2=\"")
-          .append(Integer.toString(WIDTH - 20))
-          .append("\" y1=\"")
-          .append(Integer.toString(y + ROW))
-          .append("\" y2=\"")
-          .append(Integer.toString(y + ROW))
-          .append("\" stroke=\"#eee\"/>\n");
+      String rule = Integer.toString(y + ROW);
+      line(out, Integer.toString(LABEL), Integer.toString(WIDTH - 20), rule, rule, "#eee");
     }
     for (int i = 0; i < drawn; i++) {
       Span s = spans.get(i);
@@ -136,28 +129,13 @@ public final class TraceSvg {
           .append(" ms</title></rect>\n");
     }
     // The axis: seconds from the first span.
-    out.append("<line x1=\"")
-        .append(Integer.toString(LABEL))
-        .append("\" x2=\"")
-        .append(Integer.toString(WIDTH - 20))
-        .append("\" y1=\"")
-        .append(Integer.toString(axisY))
-        .append("\" y2=\"")
-        .append(Integer.toString(axisY))
-        .append("\" stroke=\"#000\"/>\n");
+    String axis = Integer.toString(axisY);
+    line(out, Integer.toString(LABEL), Integer.toString(WIDTH - 20), axis, axis, "#000");
     double seconds = total / 1e9;
     double step = niceStep(seconds / 8);
     for (int k = 0; k * step <= seconds * 1.0000001; k++) {
       double x = LABEL + k * step / seconds * plot;
-      out.append("<line x1=\"")
-          .append(fmt(x))
-          .append("\" x2=\"")
-          .append(fmt(x))
-          .append("\" y1=\"")
-          .append(Integer.toString(axisY))
-          .append("\" y2=\"")
-          .append(Integer.toString(axisY + 5))
-          .append("\" stroke=\"#000\"/>\n");
+      line(out, fmt(x), fmt(x), axis, Integer.toString(axisY + 5), "#000");
       out.append("<text x=\"")
           .append(fmt(x))
           .append("\" y=\"")
@@ -170,6 +148,23 @@ public final class TraceSvg {
         .append(Integer.toString(axisY + 18))
         .append("\">seconds</text>\n");
     out.append("</svg>\n");
+  }
+
+  /** One SVG line from ({@code x1}, {@code y1}) to ({@code x2}, {@code y2}). */
+  private static void line(
+      Appendable out, String x1, String x2, String y1, String y2, String stroke)
+      throws IOException {
+    out.append("<line x1=\"")
+        .append(x1)
+        .append("\" x2=\"")
+        .append(x2)
+        .append("\" y1=\"")
+        .append(y1)
+        .append("\" y2=\"")
+        .append(y2)
+        .append("\" stroke=\"")
+        .append(stroke)
+        .append("\"/>\n");
   }
 
   /** 1, 2 or 5 times a power of ten, at least {@code raw}. */
