@@ -49,13 +49,18 @@ USAGE
     features)
       cat <<'USAGE'
 usage: ./spark-submit.sh features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
-                                  [--save-model DIR | --model DIR] [--fit-only] [spark options]
+                                  [--save-model DIR | --model DIR] [--fit-only] [--keep-inputs]
+                                  [--vector-col NAME [--vector-type T]] [spark options]
 
   Features from any Parquet input, by column type, written to DIR (default out/features).
   --vocabulary N: strings are indexed by their N most frequent values (1 or more; default 20).
   --save-model DIR: also save the fitted model there (an existing model: with --overwrite).
   --model DIR: apply a saved model instead of fitting one (same means, vocabularies, columns).
   --fit-only: with --save-model, fit and save the model and write no features.
+  --keep-inputs: write every input column too, before the features (default: the features and
+  the columns of types it does not encode).
+  --vector-col NAME: every numeric feature in one column NAME instead of one column each;
+  --vector-type vector (Spark ML's dense Vector, the default), array<float> or array<double>.
 USAGE
       ;;
     run)

@@ -30,10 +30,12 @@ final class CpuFeatures {
    * kindFeatures} are the plan's ({@link #kindFeatures}).
    */
   static Row row(FeaturePlan plan, List<List<String>> kindFeatures, Row r) {
+    FeatureLayout layout = plan.layout();
     List<Object> v = new ArrayList<>();
     for (int i = 0; i < plan.columns.size(); i++) {
       FeaturePlan.Column c = plan.columns.get(i);
-      Object value = r.isNullAt(i) ? null : r.get(i);
+      int at = layout.encodedAt[i];
+      Object value = r.isNullAt(at) ? null : r.get(at);
       if (c.floating && value != null && !Double.isFinite(((Number) value).doubleValue())) {
         value = null; // NaN and infinities are missing, as on the GPU
       }
@@ -46,10 +48,16 @@ final class CpuFeatures {
         v.add(isNull ? imputedValue(c) : cpuValue(c, value));
       }
     }
-    for (int i = 0; i < plan.passed.size(); i++) {
-      v.add(r.get(plan.columns.size() + i)); // a column passed through, unchanged
+    if (layout.listName != null) {
+      v = List.of(FeatureLists.onCpu(v, layout.listed, layout.floats));
     }
-    return RowFactory.create(v.toArray());
+    List<Object> passed = new ArrayList<>();
+    for (int at : layout.passedAt) {
+      passed.add(r.get(at)); // a column passed through, unchanged
+    }
+    List<Object> all = new ArrayList<>(layout.inputsFirst ? passed : v);
+    all.addAll(layout.inputsFirst ? v : passed);
+    return RowFactory.create(all.toArray());
   }
 
   /** A null's feature {@code f}: a date's or timestamp's parts stay null; a string gets N. */

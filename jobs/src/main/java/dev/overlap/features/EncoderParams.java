@@ -19,6 +19,7 @@ import scala.jdk.javaapi.CollectionConverters;
 final class EncoderParams {
   static final String[] HANDLE_INVALID = {"keep", "skip", "error"};
   static final String[] MISSING_FEATURES = {"fitted", "all"};
+  static final String[] OUTPUT_TYPES = {"vector", "array<float>", "array<double>"};
 
   /** Each kind's features, by suffix, in output order: every one is made by default. */
   static final String[] NUMBER_FEATURES = {"std", "log1p"};
@@ -36,7 +37,10 @@ final class EncoderParams {
                 owner.inputCols().w(new String[0]),
                 owner.vocabularySize().w(20),
                 owner.handleInvalid().w("keep"),
-                owner.missingFeatures().w("fitted")))
+                owner.missingFeatures().w("fitted"),
+                owner.keepInputs().w(true),
+                owner.outputCol().w(""),
+                owner.outputType().w("vector")))
         .toSeq();
   }
 
@@ -60,6 +64,31 @@ final class EncoderParams {
             + String.join(", ", allowed)
             + " (default: all)",
         (Function1<String[], Object> & Serializable) values -> known.containsAll(List.of(values)));
+  }
+
+  /**
+   * A param's line in {@code explainParams}, as Spark ML writes it ({@code name: doc (default: x,
+   * current: y)}), with arrays shown by their values.
+   */
+  static String explain(Params owner, Param<?> p) {
+    if (!p.parent().equals(owner.uid()) || !owner.hasParam(p.name())) {
+      throw new IllegalArgumentException("Param " + p + " does not belong to " + owner + ".");
+    }
+    @SuppressWarnings("unchecked")
+    Param<Object> param = (Param<Object>) p;
+    List<String> values = new java.util.ArrayList<>();
+    if (owner.hasDefault(param)) {
+      values.add("default: " + shown(owner.getDefault(param).get()));
+    }
+    if (owner.isSet(param)) {
+      values.add("current: " + shown(owner.get(param).get()));
+    }
+    String value = values.isEmpty() ? "(undefined)" : "(" + String.join(", ", values) + ")";
+    return param.name() + ": " + param.doc() + " " + value;
+  }
+
+  private static String shown(Object v) {
+    return v instanceof String[] a ? "[" + String.join(", ", a) + "]" : String.valueOf(v);
   }
 
   static String lower(String s) {

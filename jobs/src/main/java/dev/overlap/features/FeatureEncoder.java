@@ -147,6 +147,28 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     return this;
   }
 
+  /** Whether transform keeps every input column (true, the default) or drops those it encodes. */
+  public FeatureEncoder setKeepInputs(boolean keep) {
+    set(keepInputs(), keep);
+    return this;
+  }
+
+  /**
+   * One column of every numeric feature, in the model's order; empty (default): one per feature.
+   */
+  public FeatureEncoder setOutputCol(String name) {
+    set(outputCol(), name);
+    return this;
+  }
+
+  /**
+   * {@link #setOutputCol}'s type: vector (the default), array&lt;float&gt; or array&lt;double&gt;.
+   */
+  public FeatureEncoder setOutputType(String type) {
+    set(outputType(), EncoderParams.lower(type));
+    return this;
+  }
+
   public FeatureEncoder setMissingFeatures(String which) {
     set(missingFeatures(), EncoderParams.lower(which));
     return this;
@@ -221,9 +243,9 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
   }
 
   /**
-   * Every feature a fitted model may make of this input, then the columns passed through: which
-   * columns get {@code _log1p}, {@code _isnull} and {@code _imputed} is known only once fitted, so
-   * this names them all (the fitted model's {@code transformSchema} names those it makes).
+   * Every feature a fitted model may make of this input, beside the columns kept: which columns get
+   * {@code _log1p}, {@code _isnull} and {@code _imputed} is known only once fitted, so this names
+   * them all (the fitted model's {@code transformSchema} names those it makes).
    */
   @Override
   public StructType transformSchema(StructType schema) {
@@ -237,14 +259,15 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     requireFeatures(widest, schema);
     widest.inputNames.clear();
     widest.inputNames.addAll(List.of(schema.fieldNames()));
-    StructType out = widest.featureOutputSchema();
-    List<String> encoded = List.of(widest.inputColumns());
-    for (StructField f : schema.fields()) {
-      if (!encoded.contains(f.name())) {
-        out = out.add(f);
-      }
-    }
-    return out;
+    String type = $(outputType());
+    FeatureLayout layout =
+        FeatureLayout.of(schema, widest, (Boolean) $(keepInputs()), $(outputCol()), type);
+    return FeatureVectors.schema(layout, widest, type);
+  }
+
+  @Override
+  public String explainParam(org.apache.spark.ml.param.Param<?> param) {
+    return EncoderParams.explain(this, param);
   }
 
   @Override

@@ -1,24 +1,19 @@
 package dev.overlap.features;
 
-import static org.apache.spark.sql.functions.col;
-
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.Public;
 import dev.overlap.executor.api.Written;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.ml.Model;
+import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.functions;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -53,6 +48,24 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   /** How a string outside the vocabulary is handled from now on: keep, skip or error. */
   public FeatureEncoderModel setHandleInvalid(String mode) {
     set(handleInvalid(), EncoderParams.lower(mode));
+    return this;
+  }
+
+  /** Whether {@link #transform} keeps every input column (true) or drops those it encodes. */
+  public FeatureEncoderModel setKeepInputs(boolean keep) {
+    set(keepInputs(), keep);
+    return this;
+  }
+
+  /** The one column of every numeric feature ({@link #vectorFeatures}); empty: one per feature. */
+  public FeatureEncoderModel setOutputCol(String name) {
+    set(outputCol(), name);
+    return this;
+  }
+
+  /** {@link #setOutputCol}'s type: vector, array&lt;float&gt; or array&lt;double&gt;. */
+  public FeatureEncoderModel setOutputType(String type) {
+    set(outputType(), EncoderParams.lower(type));
     return this;
   }
 
@@ -131,6 +144,19 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     return plan.featureNames(column(column));
   }
 
+  /** Every feature the model makes, by name, in output order. */
+  public List<String> featureNames() {
+    return List.of(plan.featureOutputSchema().fieldNames());
+  }
+
+  /**
+   * The features an {@code outputCol} holds, in its order, which the model saves: every numeric
+   * feature (booleans as 1 and 0), not the imputed dates, timestamps and strings.
+   */
+  public List<String> vectorFeatures() {
+    return FeatureNames.numericNames(plan);
+  }
+
   FeaturePlan.Column column(String name) {
     for (FeaturePlan.Column c : plan.columns) {
       if (c.name.equals(name)) {
@@ -157,7 +183,8 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
     FeaturePlan p = plan.forInput(in.schema());
-    return FeatureTransform.features(valid(in, p), p, report);
+    return FeatureTransform.features(
+        InvalidStrings.valid(in, p, $(handleInvalid())), p, layout(in.schema(), p), type(), report);
   }
 
   /**
@@ -176,11 +203,15 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
               + passed
               + ". Select the encoded columns, or use transform and Spark's writer");
     }
-    return GpuPartitions.write(
-        valid(in, p).select(InputColumns.cols(p.inputColumns())),
-        new FeatureKernel(p),
-        output,
-        report);
+    if (!$(outputCol()).isEmpty() && type().equals(FeatureVectors.VECTOR)) {
+      throw new FeatureInputException(
+          "writeParquet writes outputCol as an array, not a vector: set outputType to"
+              + " array<float> or array<double>, or use transform and Spark's writer");
+    }
+    Dataset<Row> encoded =
+        InvalidStrings.valid(in, p, $(handleInvalid())).select(InputColumns.cols(p.inputColumns()));
+    p.layout = layout(encoded.schema(), p);
+    return GpuPartitions.write(encoded, new FeatureKernel(p), output, report);
   }
 
   /** The input's columns that would pass through {@link #transform} unchanged. */
@@ -190,57 +221,24 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     return FeatureTransform.passedThroughNames(in.schema(), plan);
   }
 
-  /** The input with the rows handleInvalid leaves out dropped, or a check that fails on them. */
-  private Dataset<Row> valid(Dataset<Row> in, FeaturePlan p) {
-    String mode = $(handleInvalid());
-    if (mode.equals("keep")) {
-      return in;
-    }
-    Column invalid = functions.lit(false);
-    List<Column> checks = new ArrayList<>();
-    for (FeaturePlan.Column c : p.columns) {
-      // Only a string that gets an index can be outside the vocabulary.
-      if (c.kind != FeaturePlan.Kind.STRING || !p.kindFeatures(c).contains("idx")) {
-        continue;
-      }
-      Column x = col(InputColumns.quote(c.name));
-      Column outside = x.isNotNull().and(functions.not(x.isin(c.vocabulary.toArray())));
-      invalid = invalid.or(outside);
-      checks.add(
-          functions
-              .when(
-                  outside,
-                  functions.raise_error(
-                      functions.concat(
-                          functions.lit("column '" + c.name + "' holds '"),
-                          x,
-                          functions.lit(
-                              "', which is not in the model's vocabulary of "
-                                  + c.vocabulary.size()
-                                  + " values; set handleInvalid to keep or skip"))))
-              .otherwise(functions.lit(true)));
-    }
-    if (checks.isEmpty()) {
-      return in;
-    }
-    if (mode.equals("skip")) {
-      return in.where(functions.not(invalid));
-    }
-    Column all = checks.get(0);
-    for (Column c : checks.subList(1, checks.size())) {
-      all = all.and(c);
-    }
-    return in.where(all);
-  }
-
   @Override
   public StructType transformSchema(StructType schema) {
     FeaturePlan p = plan.forInput(schema);
-    StructType out = p.featureOutputSchema();
-    for (StructField f : FeatureTransform.passedThrough(schema, p)) {
-      out = out.add(f);
-    }
-    return out;
+    return FeatureVectors.schema(layout(schema, p), p, type());
+  }
+
+  /** Where {@link #transform} puts each column over an input of {@code schema}, by the params. */
+  private FeatureLayout layout(StructType schema, FeaturePlan p) {
+    return FeatureLayout.of(schema, p, (Boolean) $(keepInputs()), $(outputCol()), type());
+  }
+
+  private String type() {
+    return $(outputType());
+  }
+
+  @Override
+  public String explainParam(Param<?> param) {
+    return EncoderParams.explain(this, param);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.overlap.features;
 
 import dev.overlap.executor.api.Public;
+import org.apache.spark.ml.param.BooleanParam;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamValidators;
@@ -52,5 +53,33 @@ public interface FeatureEncoderParams extends Params {
         "which columns get _isnull and _imputed: fitted (those with missing values when fitted)"
             + " or all",
         EncoderParams.MISSING_FEATURES);
+  }
+
+  /** Whether transform keeps every input column (true, the default) or drops those it encodes. */
+  default BooleanParam keepInputs() {
+    return new BooleanParam(
+        this,
+        "keepInputs",
+        "whether transform keeps every input column, the features after them (true, as Spark ML's"
+            + " transformers do), or drops the columns it encodes, the features first (false)");
+  }
+
+  /** The one column holding every numeric feature, in the model's order; empty: one per feature. */
+  default Param<String> outputCol() {
+    return new Param<>(
+        this,
+        "outputCol",
+        "one column holding every numeric feature in the model's order (featureNames), as"
+            + " outputType; empty (the default): one column per feature");
+  }
+
+  /** outputCol's type: vector, array&lt;float&gt; or array&lt;double&gt;. */
+  default Param<String> outputType() {
+    return EncoderParams.oneOf(
+        this,
+        "outputType",
+        "outputCol's type: vector (Spark ML's dense Vector, with the features' names as ML"
+            + " attributes), array<float> or array<double>",
+        EncoderParams.OUTPUT_TYPES);
   }
 }

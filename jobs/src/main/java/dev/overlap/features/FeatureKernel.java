@@ -53,37 +53,60 @@ final class FeatureKernel implements GpuKernel {
 
   @Override
   public Table apply(Table in) {
+    FeatureLayout layout = plan.layout();
+    List<ColumnVector> features = new ArrayList<>();
     List<ColumnVector> out = new ArrayList<>();
     try {
       for (int i = 0; i < plan.columns.size(); i++) {
         FeaturePlan.Column c = plan.columns.get(i);
+        ColumnVector column = in.getColumn(layout.encodedAt[i]);
         // A float or double column with its NaN and infinities turned into nulls (a null resource
         // is not closed).
-        try (ColumnVector finite = c.floating ? finiteOrNull(in.getColumn(i)) : null) {
-          ColumnVector x = finite != null ? finite : in.getColumn(i);
+        try (ColumnVector finite = c.floating ? finiteOrNull(column) : null) {
+          ColumnVector x = finite != null ? finite : column;
           List<String> wanted = plan.kindFeatures(c);
           if (c.kind == FeaturePlan.Kind.NUMERIC) {
-            numeric(c, x, wanted, out);
+            numeric(c, x, wanted, features);
           } else {
             for (String f : wanted) {
-              out.add(kindFeature(c, x, f));
+              features.add(kindFeature(c, x, f));
             }
           }
           if (c.nullable) {
-            out.add(x.isNull());
-            out.add(imputed(c, x));
+            features.add(x.isNull());
+            features.add(imputed(c, x));
           }
         }
       }
-      // The columns passed through: the input's own, one more reference each, which out owns
-      // (the input table keeps its own).
-      for (int i = 0; i < plan.passed.size(); i++) {
-        out.add(in.getColumn(plan.columns.size() + i).incRefCount());
+      if (layout.listName != null) {
+        ColumnVector list = FeatureLists.onGpu(features, layout.listed, layout.floats);
+        features.forEach(ColumnVector::close);
+        features.clear();
+        features.add(list);
+      }
+      if (layout.inputsFirst) {
+        passed(in, layout, out);
+      }
+      out.addAll(features); // out owns them now
+      features.clear();
+      if (!layout.inputsFirst) {
+        passed(in, layout, out);
       }
       // The table takes its own reference to each column; out's are closed below.
       return new Table(out.toArray(new ColumnVector[0]));
     } finally {
+      features.forEach(ColumnVector::close);
       out.forEach(ColumnVector::close);
+    }
+  }
+
+  /**
+   * The columns passed through: the input's own, one more reference each, which {@code out} owns
+   * (the input table keeps its own).
+   */
+  private static void passed(Table in, FeatureLayout layout, List<ColumnVector> out) {
+    for (int at : layout.passedAt) {
+      out.add(in.getColumn(at).incRefCount());
     }
   }
 

@@ -32,6 +32,29 @@ final class FeatureNames {
     return names;
   }
 
+  /**
+   * The positions in {@link #schema} of the features a number holds, the list column's (an {@code
+   * outputCol}'s): every feature but the imputed values of dates, timestamps and strings. Booleans
+   * count as 1 and 0.
+   */
+  static List<Integer> numeric(FeaturePlan plan) {
+    List<Integer> at = new ArrayList<>();
+    StructField[] all = schema(plan).fields();
+    for (int i = 0; i < all.length; i++) {
+      DataType t = all[i].dataType();
+      if (t == DataTypes.DoubleType || t == DataTypes.IntegerType || t == DataTypes.BooleanType) {
+        at.add(i);
+      }
+    }
+    return at;
+  }
+
+  /** The names of {@link #numeric}'s features, in their order. */
+  static List<String> numericNames(FeaturePlan plan) {
+    StructField[] all = schema(plan).fields();
+    return numeric(plan).stream().map(i -> all[i].name()).toList();
+  }
+
   /** For each feature, in output order, the column it was made of. */
   private static List<FeaturePlan.Column> owners(FeaturePlan plan) {
     List<FeaturePlan.Column> owners = new ArrayList<>();

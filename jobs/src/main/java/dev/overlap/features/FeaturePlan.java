@@ -147,11 +147,10 @@ final class FeaturePlan implements Serializable {
   final List<String> inputNames = new ArrayList<>();
 
   /**
-   * The input columns the kernel takes after the encoded ones and returns unchanged after the
-   * features, in input order, with their Spark types; set for one input by {@link
-   * FeatureTransform#features}.
+   * Where the kernel finds the encoded columns and puts the features, set for one input by {@link
+   * FeatureTransform}; null: the encoded columns alone, one column per feature.
    */
-  List<StructField> passed = List.of();
+  FeatureLayout layout;
 
   /** A plan with no columns yet, for a saved model's. */
   FeaturePlan(int vocabularySize) {
@@ -214,7 +213,7 @@ final class FeaturePlan implements Serializable {
    */
   FeaturePlan forInput(StructType schema) {
     FeaturePlan copy = org.apache.commons.lang3.SerializationUtils.clone(this);
-    copy.passed = List.of();
+    copy.layout = null;
     for (Column c : copy.columns) {
       StructField f = InputColumns.field(schema, c.name);
       if (f == null) {
@@ -270,16 +269,16 @@ final class FeaturePlan implements Serializable {
     return columns.stream().map(c -> c.name).toArray(String[]::new);
   }
 
+  /** The layout in force: {@link #layout}, or the encoded columns alone. */
+  FeatureLayout layout() {
+    return layout != null ? layout : FeatureLayout.encodedOnly(this);
+  }
+
   /**
-   * The output schema; {@link FeatureKernel} and its CPU implementation produce these columns: the
-   * features, then the {@link #passed} columns.
+   * The output schema {@link FeatureKernel} and its CPU implementation produce ({@link #layout}).
    */
   StructType outputSchema() {
-    StructType s = FeatureNames.schema(this);
-    for (StructField f : passed) {
-      s = s.add(f);
-    }
-    return s;
+    return layout().kernelSchema(this);
   }
 
   /** The features, without the columns passed through ({@link FeatureNames}). */

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The second pass: the features kernel over the input, partition by partition. The kernel takes the
- * encoded columns, then the columns passed through, and returns the features, then those columns
+ * columns {@link FeatureLayout} names and returns the features beside the columns it passes through
  * unchanged: each output row is its input row's. So the result is a narrow map of the input, lazy
  * like any Dataset: it adds no Spark job before an action (no checkpoint, no join), and the input's
  * partitions and row order are kept.
@@ -26,21 +26,37 @@ final class FeatureTransform {
   private FeatureTransform() {}
 
   /**
-   * The second pass, with the first pass's plan: the features, then every input column the plan
-   * does not encode, unchanged, in input order.
+   * The features, then the columns the plan does not encode, unchanged, in input order ({@code
+   * keepInputs = false}, one column per feature).
    */
   static Dataset<Row> features(Dataset<Row> input, FeaturePlan plan, PipelineReport report) {
+    FeatureLayout layout = FeatureLayout.of(input.schema(), plan, false, "", "");
+    return features(input, plan, layout, "", report);
+  }
+
+  /**
+   * The second pass, with the first pass's plan, over {@code input} laid out as {@code layout}
+   * ({@link FeatureLayout#of}): the features, and the input columns the layout keeps, unchanged.
+   */
+  static Dataset<Row> features(
+      Dataset<Row> input,
+      FeaturePlan plan,
+      FeatureLayout layout,
+      String outputType,
+      PipelineReport report) {
     if (!plan.unsupported.isEmpty()) {
       LOG.warn(
           "features: columns of types it cannot handle pass through unchanged: {}",
           String.join(", ", plan.unsupported));
     }
     FeaturePlan p = org.apache.commons.lang3.SerializationUtils.clone(plan);
-    p.passed = passedThrough(input.schema(), plan);
-    List<String> in = new ArrayList<>(List.of(p.inputColumns()));
-    p.passed.forEach(f -> in.add(f.name()));
-    return GpuPartitions.map(
-        input.select(InputColumns.cols(in.toArray(new String[0]))), new FeatureKernel(p), report);
+    p.layout = layout;
+    Dataset<Row> mapped =
+        GpuPartitions.map(
+            input.select(InputColumns.cols(layout.inputNames.toArray(new String[0]))),
+            new FeatureKernel(p),
+            report);
+    return FeatureVectors.spark(mapped, layout, p, outputType);
   }
 
   /**

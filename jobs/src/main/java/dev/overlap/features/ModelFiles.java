@@ -33,9 +33,10 @@ final class ModelFiles {
   /**
    * The format this release writes: 2 adds each vocabulary value's count and the features each kind
    * gets ({@code made}), which a release reading only format 1 would ignore and so make other
-   * columns. This release reads 1 and 2; a later release may read these.
+   * columns; 3 adds the params keepInputs, outputCol and outputType, and the order of outputCol's
+   * features ({@code vectorFeatures}). This release reads 1 to 3; a later release may read these.
    */
-  static final int FORMAT = 2;
+  static final int FORMAT = 3;
 
   /** The oldest format this release reads. */
   static final int OLDEST_FORMAT = 1;
@@ -159,6 +160,7 @@ final class ModelFiles {
         strings(model.putArray("inputNames"), plan.inputNames);
         strings(model.putArray("unsupported"), plan.unsupported);
         strings(model.putArray("vocabulariesFromSpark"), plan.vocabulariesFromSpark);
+        strings(model.putArray("vectorFeatures"), FeatureNames.numericNames(plan));
         ObjectNode made = model.putObject("made");
         plan.made.forEach((kind, features) -> strings(made.putArray(kind.name()), features));
       }

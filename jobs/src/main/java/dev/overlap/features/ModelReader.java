@@ -119,6 +119,22 @@ final class ModelReader<T extends Params> extends MLReader<T> {
       plan.columns.add(c);
     }
     plan.columns.sort(java.util.Comparator.comparingInt(c -> plan.inputNames.indexOf(c.name)));
+    // Saved since format 3: outputCol's order, which must be the one this release makes.
+    if (model.has("vectorFeatures")) {
+      List<String> saved = new java.util.ArrayList<>();
+      model.path("vectorFeatures").forEach(n -> saved.add(n.asText()));
+      List<String> made = FeatureNames.numericNames(plan);
+      if (!saved.equals(made)) {
+        throw new IllegalArgumentException(
+            "the model at '"
+                + path
+                + "' orders its outputCol's features "
+                + saved
+                + ", but this release would order them "
+                + made
+                + ": load it with the release that saved it, or fit it again");
+      }
+    }
     return plan;
   }
 }

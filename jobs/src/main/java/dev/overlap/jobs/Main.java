@@ -18,6 +18,7 @@ import dev.overlap.jobs.cli.UsageException;
 import dev.overlap.jobs.etl.EtlJob;
 import dev.overlap.jobs.features.FeaturesJob;
 import dev.overlap.jobs.features.ModelOptions;
+import dev.overlap.jobs.features.OutputOptions;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.IOException;
 import java.nio.file.Paths;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  *                                                         TPC-H Q1 and Q6 over lineitem
  * features [--input DIR] [--output DIR] [--overwrite] [--vocabulary N]
  *          [--save-model DIR | --model DIR] [--fit-only]
+ *          [--keep-inputs] [--vector-col NAME [--vector-type vector|array<float>|array<double>]]
  *                                                         features of any Parquet, by column type
  * </pre>
  *
@@ -131,6 +133,7 @@ public final class Main {
     boolean fitOnly = a.has("--fit-only");
     String output = fitOnly ? null : PreFlight.output(a, paths);
     ModelOptions model = ModelOptions.check(a, paths, output);
+    OutputOptions outputs = OutputOptions.check(a);
     InputFooters footers = PreFlight.inputFooters(a, paths);
     context = new ErrorLines.Context(output, footers, master);
     if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
@@ -178,7 +181,8 @@ public final class Main {
             rowsOut = EtlJob.run(spark, input, to, a.engine(), a.repeat(), summary);
             break;
           case "features":
-            FeaturesJob.Result r = FeaturesJob.run(spark, input, to, vocabulary, model, summary);
+            FeaturesJob.Result r =
+                FeaturesJob.run(spark, input, to, vocabulary, model, outputs, summary);
             rowsOut = r.rows();
             fitted = r.model();
             break;

@@ -48,7 +48,10 @@ import org.apache.spark.sql.types.StructField;
  *   EncoderBenchmark INPUT OUTPUT_DIR ROUNDS [SKIP,...]
  * </pre>
  *
- * <p>Each round's two outputs under {@code OUTPUT_DIR} are deleted once the round is timed.
+ * <p>Each round then writes one column of every numeric feature three ways ({@code vectors}): the
+ * encoder's {@code outputCol} vector, the encoder's columns through {@code VectorAssembler}, and an
+ * {@code array<float>} encoded on the GPU. Each round's outputs under {@code OUTPUT_DIR} are
+ * deleted once the round is timed.
  */
 public final class EncoderBenchmark {
   private EncoderBenchmark() {}
@@ -119,6 +122,7 @@ public final class EncoderBenchmark {
             (t4 - t3) / 1e9,
             (double) (t3 - t2) / (t1 - t0),
             (double) (t4 - t3) / (t2 - t1));
+        vectors(spark, model, used, Path.of(out, "vectors-" + round), round);
       } finally {
         delete(ours);
         delete(theirs);
@@ -126,6 +130,53 @@ public final class EncoderBenchmark {
     }
     compare(model, ml, numbers, strings);
     spark.stop();
+  }
+
+  /**
+   * One column of every numeric feature, written as Parquet: the encoder's {@code outputCol} as a
+   * vector, against the encoder's columns and Spark ML's {@code VectorAssembler} over them; and as
+   * an {@code array<float>} built and encoded on the GPU ({@code writeParquet}).
+   */
+  private static void vectors(
+      SparkSession spark, FeatureEncoderModel model, Dataset<Row> in, Path dir, int round)
+      throws IOException {
+    FeatureEncoderModel columns =
+        model.copy(new org.apache.spark.ml.param.ParamMap()).setKeepInputs(false).setOutputCol("");
+    FeatureEncoderModel vector = columns.copy(new org.apache.spark.ml.param.ParamMap());
+    vector.setOutputCol("features");
+    try {
+      long t0 = System.nanoTime();
+      vector.transform(in).write().parquet(dir.resolve("vector").toString());
+      long t1 = System.nanoTime();
+      new VectorAssembler()
+          .setInputCols(model.vectorFeatures().toArray(new String[0]))
+          .setOutputCol("features")
+          .setHandleInvalid("keep")
+          .transform(columns.transform(in))
+          .select("features")
+          .write()
+          .parquet(dir.resolve("assembled").toString());
+      long t2 = System.nanoTime();
+      PipelineReport report = PipelineReport.create(spark);
+      FeatureEncoderModel floats = vector.copy(new org.apache.spark.ml.param.ParamMap());
+      floats.setOutputType("array<float>");
+      floats.writeParquet(in, ParquetOutput.to(dir.resolve("floats").toString()), report);
+      long t3 = System.nanoTime();
+      System.out.printf(
+          Locale.ROOT,
+          "round %d vectors (%d features): outputCol vector transform+write %.2f s; encoder +"
+              + " VectorAssembler %.2f s (%.2fx); outputCol array<float> writeParquet %.2f s (GPU"
+              + " tasks %d)%n",
+          round,
+          model.vectorFeatures().size(),
+          (t1 - t0) / 1e9,
+          (t2 - t1) / 1e9,
+          (double) (t2 - t1) / (t1 - t0),
+          (t3 - t2) / 1e9,
+          report.gpuTasks());
+    } finally {
+      delete(dir);
+    }
   }
 
   private static Pipeline sparkMl(List<String> numbers, List<String> strings, List<String> dates) {

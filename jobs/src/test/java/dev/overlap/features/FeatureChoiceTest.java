@@ -90,14 +90,18 @@ class FeatureChoiceTest {
             "t_imputed",
             "s_isnull",
             "s_imputed");
+    // Every input column kept, the features after them, as Spark ML's transformers do.
+    List<String> kept = new java.util.ArrayList<>(List.of(data.columns()));
+    kept.addAll(want);
     Dataset<Row> out = some.transform(data);
-    assertEquals(want, List.of(out.columns()));
-    assertEquals(want, List.of(some.transformSchema(data.schema()).fieldNames()));
+    assertEquals(kept, List.of(out.columns()));
+    assertEquals(kept, List.of(some.transformSchema(data.schema()).fieldNames()));
     assertEquals(List.of("n_log1p", "n_isnull", "n_imputed"), some.features("n"));
     // The same values as the default set's columns of the same names, row for row.
     Dataset<Row> full = all.transform(data).select(cols(want));
     assertEquals(300, out.count());
-    assertEquals(0, out.except(full).count() + full.except(out).count());
+    Dataset<Row> features = out.select(cols(want));
+    assertEquals(0, features.except(full).count() + full.except(features).count());
     // Kept by a saved model, and refused when it is no feature of the kind.
     String path = dir.resolve("model").toString();
     some.write().save(path);
@@ -147,7 +151,8 @@ class FeatureChoiceTest {
             .fit(data);
     noIndex.setHandleInvalid("skip");
     Dataset<Row> strings = data.select("s");
-    assertEquals(List.of("s_isnull", "s_imputed"), List.of(noIndex.transform(strings).columns()));
+    assertEquals(
+        List.of("s", "s_isnull", "s_imputed"), List.of(noIndex.transform(strings).columns()));
     // Five values, a vocabulary of one: four of them would be outside it.
     assertEquals(300, noIndex.transform(strings).count());
   }
@@ -189,7 +194,8 @@ class FeatureChoiceTest {
   @Tag("gpu")
   void onTheGpuTheChosenFeaturesEqualTheCpuImplementations() {
     assertTrue(GpuStatus.current().gpu(), "no GPU: " + GpuStatus.current().reason());
-    FeatureEncoderModel some = chosen().fit(data);
+    // The features alone, first, as the CPU implementation's rows below hold them.
+    FeatureEncoderModel some = chosen().fit(data).setKeepInputs(false);
     PipelineReport report = PipelineReport.create(spark);
     List<Row> gpu = some.transformWithReport(data, report).collectAsList();
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");

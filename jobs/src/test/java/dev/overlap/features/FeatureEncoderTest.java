@@ -203,8 +203,12 @@ class FeatureEncoderTest {
     assertEquals(columns, List.of(model.transform(noNulls).columns()));
     int made =
         model.features("a").size() + model.features("b").size() + model.features("city").size();
+    // The features come after the input's columns, as Spark ML's transformers put them.
+    List<String> nullA = List.of(model.transform(withNullA).columns());
+    assertEquals(List.of(withNullA.columns()), nullA.subList(0, nullA.size() - made));
     assertEquals(
-        columns.subList(0, made), List.of(model.transform(withNullA).columns()).subList(0, made));
+        columns.subList(columns.size() - made, columns.size()),
+        nullA.subList(nullA.size() - made, nullA.size()));
     assertEquals(
         List.of(model.transformSchema(train.schema()).fieldNames()),
         List.of(model.transform(train).columns()));
@@ -334,7 +338,8 @@ class FeatureEncoderTest {
           "count of " + v);
     }
     PipelineReport report = PipelineReport.create(spark);
-    Map<Long, Row> gpu = byId(model.transformWithReport(test, report));
+    // The features first, as the CPU implementation's rows below hold them; id after them.
+    Map<Long, Row> gpu = byId(model.setKeepInputs(false).transformWithReport(test, report));
     assertTrue(report.gpuTasks() > 0, "no task ran on the GPU");
     assertEquals(0, report.cpuTasks(), "tasks ran on the CPU");
     FeaturePlan plan = model.plan.forInput(test.select("a", "b", "city").schema());

@@ -97,9 +97,10 @@ class FeatureTransformTest {
       Dataset<Row> again = model.transform(test.where("id % 3 = 0"));
       sc.listenerBus().waitUntilEmpty(10_000);
       assertEquals(0, jobs.get(), "jobs started by transform alone");
+      // Every input column first, unchanged in name and order, then the features.
       List<String> columns = List.of(out.columns());
-      assertEquals(
-          List.of(PASSED), columns.subList(columns.size() - PASSED.length, columns.size()));
+      assertEquals(List.of(test.columns()), columns.subList(0, test.columns().length));
+      assertEquals(model.featureNames(), columns.subList(test.columns().length, columns.size()));
       assertTrue(again.count() > 0);
       sc.listenerBus().waitUntilEmpty(10_000);
       assertTrue(jobs.get() > 0, "the listener saw no job of the action");

@@ -21,13 +21,29 @@ public final class JobArgs {
   /** Options that take a value, per job, in the order usage lists them. */
   private static final Map<String, List<String>> VALUES =
       Map.of(
-          "generate", List.of("--scale", "--output"),
-          "etl", List.of("--input", "--output", "--engine", "--repeat"),
-          "features", List.of("--input", "--output", "--vocabulary", "--model", "--save-model"));
+          "generate",
+          List.of("--scale", "--output"),
+          "etl",
+          List.of("--input", "--output", "--engine", "--repeat"),
+          "features",
+          List.of(
+              "--input",
+              "--output",
+              "--vocabulary",
+              "--model",
+              "--save-model",
+              "--vector-col",
+              "--vector-type"));
 
   /** Flags of one job only. */
   private static final Map<String, List<String>> JOB_FLAGS =
-      Map.of("generate", List.of(), "etl", List.of(), "features", List.of("--fit-only"));
+      Map.of(
+          "generate",
+          List.of(),
+          "etl",
+          List.of(),
+          "features",
+          List.of("--fit-only", "--keep-inputs"));
 
   /** Flags every job takes. */
   public static final String OVERWRITE = "--overwrite";
@@ -167,6 +183,8 @@ public final class JobArgs {
         return ", e.g. --engine spark-sql";
       case "--repeat":
         return ", e.g. --repeat 3";
+      case "--vector-col":
+        return ", e.g. --vector-col features";
       case "--model":
       case "--save-model":
         return ", e.g. " + option + " models/features";

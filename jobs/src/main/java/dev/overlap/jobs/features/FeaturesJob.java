@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The features job: a {@link FeatureEncoder} fitted on a Parquet input and applied to the same
- * input, its output written as Parquet (encoded on the GPU when every input column is encoded).
- * What each column type gets, and how NaN, infinities, nulls and names are treated: {@link
+ * input, its output written as Parquet (encoded on the GPU when every input column is encoded and
+ * no Spark ML vector is asked for). By default the features and the columns the encoder does not
+ * encode; {@link OutputOptions} keeps every input column or writes the features as one column. What
+ * each column type gets, and how NaN, infinities, nulls and names are treated: {@link
  * FeatureEncoder}. The summary says which first pass ran, how many non-finite values were treated
  * as missing, and how many features were made.
  */
@@ -44,10 +46,15 @@ public final class FeaturesJob {
       String output,
       int vocab,
       ModelOptions options,
+      OutputOptions outputs,
       JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
     Dataset<Row> in = read(spark, input);
     FeatureEncoderModel model = model(spark, in, vocab, options, summary);
+    model
+        .setKeepInputs(outputs.keepInputs())
+        .setOutputCol(outputs.vectorCol() == null ? "" : outputs.vectorCol())
+        .setOutputType(outputs.vectorType());
     try (PhaseProgress p = PhaseProgress.start(spark, "features second pass")) {
       return new Result(write(spark, in, output, model, summary, report), model);
     } catch (FeatureInputException e) { // a saved model's columns the input lacks, say
@@ -64,7 +71,10 @@ public final class FeaturesJob {
       JobSummary summary,
       PipelineReport report) {
     long start = System.nanoTime();
-    if (model.passesThrough(in).isEmpty()) {
+    boolean vector =
+        !model.getOrDefault(model.outputCol()).isEmpty()
+            && model.getOrDefault(model.outputType()).equals("vector");
+    if (model.passesThrough(in).isEmpty() && !vector) {
       // The kernel's output is written as Parquet by the pipeline: encoded on the GPU, or by the
       // CPU implementation and Spark's writer on an executor without one.
       Written w = model.writeParquet(in, ParquetOutput.to(output), report);
@@ -83,7 +93,9 @@ public final class FeaturesJob {
         summary,
         start,
         report,
-        "its results back as rows, with the columns passed through, Parquet written by Spark");
+        "its results back as rows"
+            + (vector ? ", the features as one vector" : ", with the columns passed through")
+            + ", Parquet written by Spark");
     return spark.read().parquet(output).count();
   }
 

@@ -52,7 +52,8 @@ public class JobArgsTest {
   void engineIsEtlsOnly() {
     assertEquals(
         "--engine is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
+            + " --output, --vocabulary, --model, --save-model, --vector-col, --vector-type,"
+            + " --fit-only, --keep-inputs, --overwrite,"
             + " --overwrite-unmarked",
         refused("features", "--engine", "spark-sql"));
     assertEquals(
@@ -80,7 +81,8 @@ public class JobArgsTest {
     assertEquals("--repeat needs a value, e.g. --repeat 3", refused("etl", "--repeat"));
     assertEquals(
         "--repeat is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
+            + " --output, --vocabulary, --model, --save-model, --vector-col, --vector-type,"
+            + " --fit-only, --keep-inputs, --overwrite,"
             + " --overwrite-unmarked",
         refused("features", "--repeat", "2"));
   }

@@ -78,7 +78,14 @@ public class FeaturesModelTest {
     assertTrue(fit.render(rows, 2).contains("fitted on "), fit.render(rows, 2));
     String features = out.resolve("features").toString();
     JobSummary apply = new JobSummary("features");
-    FeaturesJob.run(spark, test, features, 20, options("features", "--model", model), apply);
+    FeaturesJob.run(
+        spark,
+        test,
+        features,
+        20,
+        options("features", "--model", model),
+        OutputOptions.NONE,
+        apply);
     assertTrue(apply.render(100, 2).contains("loaded from " + model), apply.render(100, 2));
     assertFalse(apply.render(100, 2).contains("first pass"), "a saved model needs no first pass");
     // The training data's x: 0, 2, …, 598 (mean 299); its s: "0", "1", "2", each 100 times.

@@ -13,6 +13,8 @@ public final class TestFeaturesJob {
    */
   public static long run(
       SparkSession spark, String input, String output, int vocab, JobSummary summary) {
-    return FeaturesJob.run(spark, input, output, vocab, ModelOptions.NONE, summary).rows();
+    return FeaturesJob.run(
+            spark, input, output, vocab, ModelOptions.NONE, OutputOptions.NONE, summary)
+        .rows();
   }
 }

@@ -1,0 +1,103 @@
+package dev.overlap.jobs.features;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.overlap.jobs.TestSessions;
+import dev.overlap.jobs.cli.JobArgs;
+import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.cli.UsageException;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the features job writes, on real Parquet: the features alone by default; every input column
+ * first with {@code --keep-inputs}; one vector or array column with {@code --vector-col}; the
+ * options that do not go together refused before any work.
+ */
+class FeaturesOutputTest {
+  static SparkSession spark;
+  @TempDir static Path dir;
+  static String input;
+
+  @BeforeAll
+  static void start() {
+    spark = TestSessions.local("local[2]");
+    input = dir.resolve("in").toString();
+    spark
+        .sql("select id, id * 2.0 as x, cast(id % 3 as string) as s from range(300)")
+        .write()
+        .parquet(input);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static Dataset<Row> run(String out, String... args) {
+    String[] all = new String[args.length + 1];
+    all[0] = "features";
+    System.arraycopy(args, 0, all, 1, args.length);
+    OutputOptions options = OutputOptions.check(JobArgs.parse(all));
+    String to = dir.resolve(out).toString();
+    FeaturesJob.run(spark, input, to, 20, ModelOptions.NONE, options, new JobSummary("features"));
+    return spark.read().parquet(to);
+  }
+
+  @Test
+  void theFeaturesAloneByDefaultAndTheInputsFirstWithKeepInputs() {
+    List<String> features = List.of("id_std", "id_log1p", "x_std", "x_log1p", "s_idx");
+    assertEquals(features, List.of(run("plain").columns()));
+    Dataset<Row> kept = run("kept", "--keep-inputs");
+    assertEquals(
+        List.of("id", "x", "s", "id_std", "id_log1p", "x_std", "x_log1p", "s_idx"),
+        List.of(kept.columns()));
+    assertEquals(0, kept.select("id", "x", "s").except(spark.read().parquet(input)).count());
+    assertEquals(300, kept.count());
+  }
+
+  @Test
+  void oneVectorOrArrayColumnWithVectorCol() {
+    Dataset<Row> vector = run("vector", "--vector-col", "features");
+    assertEquals(List.of("features"), List.of(vector.columns()));
+    assertEquals(SQLDataTypes.VectorType(), vector.schema().apply("features").dataType());
+    Dataset<Row> floats =
+        run("floats", "--vector-col", "v", "--vector-type", "array<float>", "--keep-inputs");
+    assertEquals(List.of("id", "x", "s", "v"), List.of(floats.columns()));
+    assertEquals(
+        DataTypes.createArrayType(DataTypes.FloatType, false),
+        floats.schema().apply("v").dataType());
+    Row r = floats.where("id = 7").first();
+    // id 7 of 0..299: s = "1", the vocabulary's second value (300 rows, 100 each, ties by value).
+    assertEquals(5, r.getList(3).size());
+    assertEquals(1.0f, (Float) r.getList(3).get(4));
+  }
+
+  @Test
+  void optionsThatDoNotGoTogetherAreRefused() {
+    assertEquals(
+        "--vector-type is the type of --vector-col's column: give --vector-col NAME too",
+        message("features", "--vector-type", "array<float>"));
+    assertEquals(
+        "--vector-type must be vector, array<float>, array<double>, got 'array<int>'",
+        message("features", "--vector-col", "v", "--vector-type", "array<int>"));
+    assertEquals(
+        "--fit-only writes no features: drop --keep-inputs, --vector-col and --vector-type",
+        message("features", "--fit-only", "--save-model", "m", "--keep-inputs"));
+  }
+
+  private static String message(String... args) {
+    return assertThrows(UsageException.class, () -> OutputOptions.check(JobArgs.parse(args)))
+        .getMessage();
+  }
+}
