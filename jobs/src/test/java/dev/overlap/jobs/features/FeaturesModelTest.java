@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
@@ -72,13 +73,18 @@ public class FeaturesModelTest {
     JobSummary fit = new JobSummary("features");
     long rows =
         FeaturesJob.fitOnly(
-            spark, train, 20, options("features", "--fit-only", "--save-model", model), fit);
+            spark,
+            JobInput.parquet(train),
+            20,
+            options("features", "--fit-only", "--save-model", model),
+            fit);
     assertEquals(300, rows);
     assertTrue(Files.isDirectory(out.resolve("model/metadata")));
     assertTrue(fit.render(rows, 2).contains("fitted on "), fit.render(rows, 2));
     String features = out.resolve("features").toString();
     JobSummary apply = new JobSummary("features");
-    FeaturesJob.run(spark, test, features, 20, options("features", "--model", model), apply);
+    FeaturesJob.run(
+        spark, JobInput.parquet(test), features, 20, options("features", "--model", model), apply);
     assertTrue(apply.render(100, 2).contains("loaded from " + model), apply.render(100, 2));
     assertFalse(apply.render(100, 2).contains("first pass"), "a saved model needs no first pass");
     // The training data's x: 0, 2, …, 598 (mean 299); its s: "0", "1", "2", each 100 times.
@@ -108,7 +114,7 @@ public class FeaturesModelTest {
     String model = out.resolve("model").toString();
     FeaturesJob.fitOnly(
         spark,
-        dir.resolve("train").toString(),
+        JobInput.parquet(dir.resolve("train").toString()),
         20,
         options("features", "--fit-only", "--save-model", model),
         new JobSummary("features"));
