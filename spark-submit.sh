@@ -32,12 +32,14 @@ USAGE
       ;;
     etl)
       cat <<'USAGE'
-usage: ./spark-submit.sh etl [--input PATH] [--output DIR] [--overwrite]
-                             [--engine overlap|spark-sql] [--repeat N] [spark options]
+usage: ./spark-submit.sh etl [--input PATH [--format delta [--version N]]] [--output DIR]
+                             [--overwrite] [--engine overlap|spark-sql] [--repeat N] [spark options]
 
   TPC-H Q1 and Q6 over a Parquet lineitem table (a folder, a file or a glob), written to
   DIR/q1 and DIR/q6 (default out/etl). Without --input: TPC-H SF 0.01, generated into
   data/tpch-sf0.01 on first use.
+  --format delta: --input is a Delta Lake table's folder, read as a table (its latest
+  version, or --version N); Delta's jars are shipped for it.
   --engine overlap: the queries' filters and partial aggregates run as Overlap's kernels
   (the default). --engine spark-sql: the same queries as Spark SQL's own aggregations, with
   the same output, to compare the two; with OVERLAP_RAPIDS_JAR set and
@@ -48,11 +50,14 @@ USAGE
       ;;
     features)
       cat <<'USAGE'
-usage: ./spark-submit.sh features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
+usage: ./spark-submit.sh features [--input PATH [--format delta [--version N]]] [--output DIR]
+                                  [--overwrite] [--vocabulary N]
                                   [--save-model DIR | --model DIR] [--fit-only] [--keep-inputs]
                                   [--vector-col NAME [--vector-type T]] [spark options]
 
   Features from any Parquet input, by column type, written to DIR (default out/features).
+  --format delta: --input is a Delta Lake table's folder, read as a table (its latest
+  version, or --version N); Delta's jars are shipped for it.
   --vocabulary N: strings are indexed by their N most frequent values (1 or more; default 20).
   --save-model DIR: also save the fitted model there (an existing model: with --overwrite).
   --model DIR: apply a saved model instead of fitting one (same means, vocabularies, columns).
@@ -83,6 +88,7 @@ jobs:
            [--engine overlap|spark-sql] [--repeat N]  (Overlap's kernels or Spark SQL's own)
   features [--input PATH] [--output DIR] [--overwrite] [--vocabulary N]
            [--save-model DIR | --model DIR] [--fit-only]    (fit a model, or apply a saved one)
+  --format delta [--version N] (etl, features): --input is a Delta Lake table, read as a table
   run      --class MAIN [--jars JARS] APP.jar [args]   your own application, with the plugin
 
   Without --input, etl and features use TPC-H SF 0.01, generated into ./data/ on first use.
@@ -359,6 +365,28 @@ if [[ -z "$jobs_jar" || -n "$stale" || ! -d "$here/jobs/target/lib" || ! -f "$he
   jobs_jar="$(find_jobs_jar)"
 fi
 ship=("$here"/jobs/target/lib/*.jar)
+# Delta Lake's jars, only for a job that reads a Delta table (--format delta): built into
+# jobs/target/delta, or, for jars built elsewhere, the Delta entries of the Spark class path.
+reads_delta=0
+if [[ "$job" == etl || "$job" == features ]]; then
+  for ((i = 0; i + 1 < ${#job_args[@]}; i++)); do
+    [[ "${job_args[i]}" == --format && "${job_args[i + 1]}" == delta ]] && reads_delta=1
+  done
+fi
+if [[ "$reads_delta" -eq 1 ]]; then
+  delta_jars=()
+  for j in "$here"/jobs/target/delta/*.jar; do
+    [[ -f "$j" ]] && delta_jars+=("$j")
+  done
+  if [[ ${#delta_jars[@]} -eq 0 ]]; then
+    while IFS= read -r j; do
+      delta_jars+=("$j")
+    done < <(tr ':' '\n' <"$here/jobs/target/spark-classpath.txt" | grep -E '/delta-(spark_2\.13|storage)-[^/]*\.jar$')
+  fi
+  [[ ${#delta_jars[@]} -ge 2 ]] ||
+    die "--format delta needs Delta Lake's jars (delta-spark_2.13 and delta-storage 4.0.0) in $here/jobs/target/delta: rebuild with mvn -DskipTests package"
+  ship+=("${delta_jars[@]}")
+fi
 # The RAPIDS Accelerator's jar also goes on the driver's own class path: Spark loads the classes
 # of spark.plugins when it starts, and the executors get it with --jars.
 driver_cp=()
@@ -387,6 +415,11 @@ common=(
   --jars "$jars"
   --conf "spark.driver.extraJavaOptions=${log_opts[*]}"
 )
+if [[ "$reads_delta" -eq 1 ]]; then
+  # Delta's rules (deletion vectors among them) and catalog; a --conf of yours comes later and wins.
+  common+=(--conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension
+    --conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog)
+fi
 if [[ "$job" != run || ! -t 2 ]]; then
   # The jobs draw one progress line per long phase on the terminal; Spark's stage bars would
   # overwrite it. Your application keeps Spark's bars on a terminal, and none go to a log or a

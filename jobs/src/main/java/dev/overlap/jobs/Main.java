@@ -6,6 +6,7 @@ import dev.overlap.jobs.cli.ErrorLines;
 import dev.overlap.jobs.cli.FatalExit;
 import dev.overlap.jobs.cli.InputFooters;
 import dev.overlap.jobs.cli.JobArgs;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.PhaseProgress;
@@ -38,10 +39,10 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * generate --scale SF [--output DIR] [--overwrite]        TPC-H lineitem and orders as Parquet
- * etl      [--input DIR] [--output DIR] [--overwrite] [--engine overlap|spark-sql]
- *                                                         TPC-H Q1 and Q6 over lineitem
- * features [--input DIR] [--output DIR] [--overwrite] [--vocabulary N]
- *          [--save-model DIR | --model DIR] [--fit-only]
+ * etl      [--input DIR [--format delta [--version N]]] [--output DIR] [--overwrite]
+ *          [--engine overlap|spark-sql]                   TPC-H Q1 and Q6 over lineitem
+ * features [--input DIR [--format delta [--version N]]] [--output DIR] [--overwrite]
+ *          [--vocabulary N] [--save-model DIR | --model DIR] [--fit-only]
  *          [--keep-inputs] [--vector-col NAME [--vector-type vector|array<float>|array<double>]]
  *                                                         features of any Parquet, by column type
  * </pre>
@@ -135,6 +136,7 @@ public final class Main {
     ModelOptions model = ModelOptions.check(a, paths, output);
     OutputOptions outputs = OutputOptions.check(a);
     InputFooters footers = PreFlight.inputFooters(a, paths);
+    JobInput.of(a, null).checkSetup(sparkConf);
     context = new ErrorLines.Context(output, footers, master);
     if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
       footers.partialColumns().ifPresent(w -> System.err.println("overlap: warning: " + w));
@@ -151,10 +153,13 @@ public final class Main {
     session = spark;
     long startNanos = System.nanoTime() - starting;
     try {
-      String input = a.get("--input").orElse(null);
-      if (input == null && !a.job.equals("generate")) {
-        input = defaultInput(spark, paths) + "/lineitem";
-      }
+      String given = a.get("--input").orElse(null);
+      JobInput input =
+          JobInput.of(
+              a,
+              given != null || a.job.equals("generate")
+                  ? given
+                  : defaultInput(spark, paths) + "/lineitem");
       JobSummary summary = new JobSummary(a.job);
       summary.phase(
           "start",

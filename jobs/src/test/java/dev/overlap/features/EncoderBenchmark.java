@@ -258,7 +258,7 @@ public final class EncoderBenchmark {
   }
 
   /** Deletes {@code dir} and everything under it, if it exists; says what it freed. */
-  static void delete(Path dir) throws IOException {
+  public static void delete(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

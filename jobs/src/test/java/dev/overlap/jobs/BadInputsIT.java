@@ -486,8 +486,7 @@ public class BadInputsIT {
         "overlap: --input '"
             + table
             + "' is a Delta table (it has a _delta_log folder): reading its files as plain Parquet"
-            + " would count files the table removed; give a Parquet folder, or export the table's"
-            + " current version to Parquet first (Delta tables are not read by the jobs yet)",
+            + " would count files the table removed; add --format delta to read it as a table",
         line);
     refused(
         2,

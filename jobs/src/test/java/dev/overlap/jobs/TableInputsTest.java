@@ -38,8 +38,16 @@ public class TableInputsTest {
 
   private static final String DELTA_END =
       " (it has a _delta_log folder): reading its files as plain Parquet would count files the"
-          + " table removed; give a Parquet folder, or export the table's current version to"
-          + " Parquet first (Delta tables are not read by the jobs yet)";
+          + " table removed; add --format delta to read it as a table";
+
+  /** The end of the line for an input inside the Delta table {@code table}. */
+  private static String insideDelta(Path table) {
+    return " (it has a _delta_log folder): reading its files as plain Parquet would count files"
+        + " the table removed; give --input '"
+        + table
+        + "' --format delta to read the table";
+  }
+
   private static final String ICEBERG_END =
       " (it has a metadata folder with *.metadata.json files): reading its files as plain Parquet"
           + " would count files the table removed; give a Parquet folder, or export the table's"
@@ -153,13 +161,23 @@ public class TableInputsTest {
   void aPartitionFolderOrAFileInsideADeltaTableIsRefused() throws Exception {
     String part = delta.resolve("part=1").toString();
     refused(
-        "overlap: --input '" + part + "' is inside the Delta table '" + delta + "'" + DELTA_END,
+        "overlap: --input '"
+            + part
+            + "' is inside the Delta table '"
+            + delta
+            + "'"
+            + insideDelta(delta),
         "features",
         "--input",
         part);
     String file = parquetFiles(delta.resolve("part=0")).get(0).toString();
     refused(
-        "overlap: --input '" + file + "' is inside the Delta table '" + delta + "'" + DELTA_END,
+        "overlap: --input '"
+            + file
+            + "' is inside the Delta table '"
+            + delta
+            + "'"
+            + insideDelta(delta),
         "etl",
         "--input",
         file);
@@ -174,7 +192,7 @@ public class TableInputsTest {
             + "' matches files of the Delta table '"
             + delta
             + "'"
-            + DELTA_END,
+            + insideDelta(delta),
         "etl",
         "--input",
         glob);
@@ -204,6 +222,106 @@ public class TableInputsTest {
         "features",
         "--input",
         data);
+  }
+
+  @Test
+  void formatDeltaTakesOnlyADeltaTablesOwnFolder() throws Exception {
+    String part = delta.resolve("part=1").toString();
+    refused(
+        "overlap: --input '"
+            + part
+            + "' is inside the Delta table '"
+            + delta
+            + "': --format delta reads a table whole; give --input '"
+            + delta
+            + "'",
+        "etl",
+        "--input",
+        part,
+        "--format",
+        "delta");
+    String in = plain.toString();
+    refused(
+        "overlap: --input '"
+            + in
+            + "' is not a Delta table (it has no _delta_log folder): drop --format delta to read"
+            + " it as Parquet, or give the table's folder",
+        "features",
+        "--input",
+        in,
+        "--format",
+        "delta");
+    String glob = delta + "/part=*";
+    refused(
+        "overlap: --input '"
+            + glob
+            + "' is a glob: --format delta reads one Delta table, so give its folder (the one"
+            + " holding _delta_log)",
+        "etl",
+        "--input",
+        glob,
+        "--format",
+        "delta");
+    String ice = iceberg.toString();
+    refused(
+        "overlap: --input '" + ice + "' is an Iceberg table" + ICEBERG_END,
+        "etl",
+        "--input",
+        ice,
+        "--format",
+        "delta");
+  }
+
+  @Test
+  void formatAndVersionAreChecked() throws Exception {
+    String in = delta.toString();
+    refused(
+        "overlap: --format must be parquet or delta, got 'detla'; did you mean delta?",
+        "etl",
+        "--input",
+        in,
+        "--format",
+        "detla");
+    refused(
+        "overlap: --version reads a Delta table as it was at that version: give --format delta"
+            + " too",
+        "etl",
+        "--input",
+        plain.toString(),
+        "--version",
+        "1");
+    refused(
+        "overlap: --version must be a whole number of 0 or more (a version of the Delta table),"
+            + " got '-1'",
+        "features",
+        "--input",
+        in,
+        "--format",
+        "delta",
+        "--version",
+        "-1");
+    refused(
+        "overlap: --format delta reads the Delta table that --input names: give --input"
+            + " TABLE_FOLDER",
+        "etl",
+        "--format",
+        "delta");
+  }
+
+  @Test
+  void formatDeltaWithoutDeltasExtensionIsRefusedBeforeSparkStarts() throws Exception {
+    // This JVM has delta-spark's classes but no spark.sql.extensions among its settings.
+    String in = delta.toString();
+    refused(
+        "overlap: --format delta needs Delta's session extension, but spark.sql.extensions is not"
+            + " set: give --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension"
+            + " (./spark-submit.sh sets it with --format delta; list your own extensions after it,"
+            + " separated by commas)",
+        "etl",
+        "--input",
+        in,
+        "--format",
+        "delta");
   }
 
   @Test

@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.InputAdapter;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.WholeStageCodegenExec;
+import org.apache.spark.sql.execution.datasources.FileFormat;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -35,12 +36,11 @@ public final class ColumnarPlans {
     }
 
     /**
-     * The scan when {@link #plan} is a Parquet file scan and every selected column is a column of
-     * the files (not a partition or metadata column); else null.
+     * The scan when {@link #plan} is a plain Parquet file scan ({@link #isPlainParquet}) and every
+     * selected column is a column of the files (not a partition or metadata column); else null.
      */
     public FileSourceScanExec parquetScan() {
-      if (!(plan instanceof FileSourceScanExec s)
-          || !(s.relation().fileFormat() instanceof ParquetFileFormat)) {
+      if (!(plan instanceof FileSourceScanExec s) || !isPlainParquet(s.relation().fileFormat())) {
         return null;
       }
       List<String> dataColumns = List.of(s.requiredSchema().fieldNames());
@@ -62,6 +62,15 @@ public final class ColumnarPlans {
       }
       return n;
     }
+  }
+
+  /**
+   * Whether {@code format} is Spark's own Parquet format, which reads each column by its name in
+   * the files, as the GPU scan does. A subclass may read the files otherwise (Delta Lake's maps
+   * logical names to physical ones and drops deleted rows): Spark's own reader reads it.
+   */
+  public static boolean isPlainParquet(FileFormat format) {
+    return format.getClass() == ParquetFileFormat.class;
   }
 
   /**

@@ -15,7 +15,6 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
-import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructField;
@@ -120,9 +119,10 @@ public final class RapidsInput {
   }
 
   /**
-   * Whether the optimized logical plan reads Parquet files and at most selects or computes columns
-   * of them (projections and aliases over one Parquet relation): a candidate for Overlap's own
-   * scan. Whether it is one is decided on the physical plan ({@link ColumnarPlans#columnar}).
+   * Whether the optimized logical plan reads Parquet files with Spark's own format and at most
+   * selects or computes columns of them (projections and aliases over one Parquet relation): a
+   * candidate for Overlap's own scan. Whether it is one is decided on the physical plan ({@link
+   * ColumnarPlans#columnar}).
    */
   static boolean plainParquet(LogicalPlan plan) {
     LogicalPlan p = plan;
@@ -131,7 +131,7 @@ public final class RapidsInput {
     }
     return p instanceof LogicalRelation r
         && r.relation() instanceof HadoopFsRelation fs
-        && fs.fileFormat() instanceof ParquetFileFormat;
+        && ColumnarPlans.isPlainParquet(fs.fileFormat());
   }
 
   /**

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which input plans the GPU Parquet path takes: a plain scan with its columns selected, reordered
- * or renamed; not a filter, a computed column or a partition column. And the file splits it reads
- * are the scan's own, every row group once.
+ * or renamed; not a filter, a computed column, a partition column or a format that only extends
+ * Spark's Parquet format (Delta Lake's reads its files otherwise). And the file splits it reads are
+ * the scan's own, every row group once.
  */
 class ParquetPlansTest {
   private static SparkSession spark;
@@ -123,6 +124,23 @@ class ParquetPlansTest {
     assertNotNull(p);
     assertNull(p.parquetScan());
     assertNotNull(columnar(spark.read().parquet(partitioned).select("id")).parquetScan());
+  }
+
+  /** A format that reads Parquet files its own way, as Delta Lake's does; here, Spark's way. */
+  public static final class ExtendedParquetFormat
+      extends org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat {}
+
+  @Test
+  void aFormatExtendingSparksParquetIsLeftToSparksReader() {
+    Dataset<Row> df = spark.read().format(ExtendedParquetFormat.class.getName()).load(dir);
+    ColumnarPlans.Columnar c = columnar(df);
+    assertNotNull(c, "Spark's vectorized reader reads it: a columnar input");
+    assertNull(c.parquetScan(), "not the GPU's Parquet scan");
+    assertEquals(
+        false,
+        RapidsInput.plainParquet(
+            ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution().optimizedPlan()));
+    assertEquals(200_000L, df.count());
   }
 
   @Test

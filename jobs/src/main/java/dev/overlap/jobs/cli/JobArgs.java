@@ -24,10 +24,12 @@ public final class JobArgs {
           "generate",
           List.of("--scale", "--output"),
           "etl",
-          List.of("--input", "--output", "--engine", "--repeat"),
+          List.of("--input", "--format", "--version", "--output", "--engine", "--repeat"),
           "features",
           List.of(
               "--input",
+              "--format",
+              "--version",
               "--output",
               "--vocabulary",
               "--model",
@@ -121,6 +123,7 @@ public final class JobArgs {
       parsed.repeat();
     }
     parsed.checkModelOptions();
+    JobInput.check(parsed);
     return parsed;
   }
 
@@ -171,26 +174,22 @@ public final class JobArgs {
     }
   }
 
+  /** An example value of each option, for the line that says it is missing. */
+  private static final Map<String, String> EXAMPLES =
+      Map.of(
+          "--scale", "--scale 1",
+          "--vocabulary", "--vocabulary 20",
+          "--input", "--input data/tpch-sf1/lineitem",
+          "--engine", "--engine spark-sql",
+          "--repeat", "--repeat 3",
+          "--format", "--format delta",
+          "--version", "--version 0",
+          "--vector-col", "--vector-col features",
+          "--model", "--model models/features",
+          "--save-model", "--save-model models/features");
+
   private static String example(String option) {
-    switch (option) {
-      case "--scale":
-        return ", e.g. --scale 1";
-      case "--vocabulary":
-        return ", e.g. --vocabulary 20";
-      case "--input":
-        return ", e.g. --input data/tpch-sf1/lineitem";
-      case "--engine":
-        return ", e.g. --engine spark-sql";
-      case "--repeat":
-        return ", e.g. --repeat 3";
-      case "--vector-col":
-        return ", e.g. --vector-col features";
-      case "--model":
-      case "--save-model":
-        return ", e.g. " + option + " models/features";
-      default:
-        return ", e.g. --output out/result";
-    }
+    return ", e.g. " + EXAMPLES.getOrDefault(option, "--output out/result");
   }
 
   public Optional<String> get(String option) {

@@ -80,6 +80,14 @@ public final class JobPaths {
    * and none is a Delta or Iceberg table or inside one ({@link TableFolders}).
    */
   public List<Path> input(String input) {
+    return input(input, false);
+  }
+
+  /**
+   * The input's matches: with {@code deltaTable} ({@code --format delta}), one Delta table's own
+   * folder, holding data or not; else as {@link #input(String)}.
+   */
+  public List<Path> input(String input, boolean deltaTable) {
     FileSystem fs = fs(input);
     FileStatus[] matches;
     try {
@@ -89,6 +97,10 @@ public final class JobPaths {
     }
     if (matches == null || matches.length == 0) {
       throw new UsageException("input path '" + input + "' does not exist");
+    }
+    if (deltaTable) {
+      TableFolders.requireDelta(fs, input, List.of(matches));
+      return List.of(matches[0].getPath());
     }
     TableFolders.refuse(fs, input, List.of(matches));
     List<Path> out = new ArrayList<>();

@@ -12,8 +12,9 @@ import org.apache.spark.SparkConf;
 /**
  * What {@link Main} checks before Spark starts, so that a mistake costs seconds and changes
  * nothing: the standalone master answers, the input exists, holds data and is no Delta or Iceberg
- * table ({@link TableFolders}), the output is no mistake ({@link JobPaths}), and generate's tables
- * fit the output's disk. Every refusal is a {@link UsageException}.
+ * table ({@link TableFolders}; with {@code --format delta}, it is one Delta table), the output is
+ * no mistake ({@link JobPaths}), and generate's tables fit the output's disk. Every refusal is a
+ * {@link UsageException}.
  */
 public final class PreFlight {
   /** Parquet bytes that generate writes per unit of scale factor (lineitem and orders). */
@@ -42,7 +43,7 @@ public final class PreFlight {
         a.job.equals("generate")
             ? List.of()
             : a.get("--input")
-                .map(paths::input)
+                .map(in -> paths.input(in, JobInput.isDelta(a)))
                 .orElse(List.of(paths.qualified(JobPaths.DEFAULT_DATA)));
     paths.checkOutputPlace(output, inputs);
     paths.checkExistingOutput(
@@ -64,13 +65,18 @@ public final class PreFlight {
 
   /**
    * What the footers of {@code --input}'s Parquet files say ({@link InputFooters}); refuses an
-   * input whose data lies only in subfolders Spark does not read ({@link InputFiles}).
+   * input whose data lies only in subfolders Spark does not read ({@link InputFiles}). A Delta
+   * table's files are not looked at (its log names the current ones and their columns).
    */
   public static InputFooters inputFooters(JobArgs a, JobPaths paths) {
     if (a.job.equals("generate") || a.get("--input").isEmpty()) {
       return InputFooters.NONE;
     }
     String input = a.get("--input").get();
+    if (JobInput.isDelta(a)) {
+      paths.input(input, true);
+      return InputFooters.NONE;
+    }
     List<Path> matches = paths.input(input);
     // Footers of a remote store cost a request each: fewer of them there.
     int max = PathRelations.isLocal(paths.qualified(input)) ? InputFooters.MAX_FILES : 100;

@@ -2,6 +2,7 @@ package dev.overlap.jobs.etl;
 
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.trace.Diagnostics;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.PhaseProgress;
 import dev.overlap.jobs.cli.StagedOutput;
@@ -11,12 +12,12 @@ import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 
 /**
- * TPC-H Q1 and Q6 over Parquet {@code lineitem}: filters and derived columns run as GPU kernels
- * partition by partition with partial aggregates per batch, in one Spark stage; the driver adds the
- * partials up ({@link KernelQueries}). The money columns may be decimals of any precision and
- * scale, int, long, float or double, with nulls ({@link EtlShape}); result types are those Spark
- * SQL gives the same queries over the same input, read from Spark's analysis of them, so results
- * compare equal (doubles up to the order of summation).
+ * TPC-H Q1 and Q6 over {@code lineitem} (Parquet, or a Delta table: {@link JobInput}): filters and
+ * derived columns run as GPU kernels partition by partition with partial aggregates per batch, in
+ * one Spark stage; the driver adds the partials up ({@link KernelQueries}). The money columns may
+ * be decimals of any precision and scale, int, long, float or double, with nulls ({@link
+ * EtlShape}); result types are those Spark SQL gives the same queries over the same input, read
+ * from Spark's analysis of them, so results compare equal (doubles up to the order of summation).
  *
  * <p>With the {@value #SPARK_SQL} engine ({@code --engine spark-sql}) the same queries run as Spark
  * SQL's own aggregations over the same input ({@link SqlQueries}) and write the same outputs, so
@@ -45,7 +46,7 @@ public final class EtlJob {
    */
   public static long run(
       SparkSession spark,
-      String input,
+      JobInput input,
       String output,
       String engine,
       int repeat,
@@ -53,7 +54,7 @@ public final class EtlJob {
     long t = System.nanoTime();
     // The plan phase's steps, in the log: where its time goes (with RAPIDS beside, say).
     long[] steps = new long[6];
-    Dataset<Row> lineitem = spark.read().parquet(input);
+    Dataset<Row> lineitem = input.read(spark, summary);
     steps[0] = System.nanoTime();
     EtlShape shape = EtlShape.of(lineitem); // refuses unusable input before any work
     steps[1] = System.nanoTime();

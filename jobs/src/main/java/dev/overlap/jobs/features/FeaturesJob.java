@@ -6,6 +6,7 @@ import dev.overlap.executor.api.Written;
 import dev.overlap.features.FeatureEncoder;
 import dev.overlap.features.FeatureEncoderModel;
 import dev.overlap.features.FeatureInputException;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.PhaseProgress;
 import dev.overlap.jobs.cli.UsageException;
@@ -36,20 +37,20 @@ public final class FeaturesJob {
   public record Result(long rows, FeatureEncoderModel model) {}
 
   /**
-   * Fits a {@link FeatureEncoder} on {@code input}'s Parquet, or applies the saved model {@code
-   * options} names, and writes its features of the same data to {@code output}; the caller saves a
-   * fitted model ({@link #save}) once the output is in place.
+   * Fits a {@link FeatureEncoder} on {@code input} (Parquet, or a Delta table), or applies the
+   * saved model {@code options} names, and writes its features of the same data to {@code output};
+   * the caller saves a fitted model ({@link #save}) once the output is in place.
    */
   public static Result run(
       SparkSession spark,
-      String input,
+      JobInput input,
       String output,
       int vocab,
       ModelOptions options,
       OutputOptions outputs,
       JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
-    Dataset<Row> in = read(spark, input);
+    Dataset<Row> in = read(spark, input, summary);
     FeatureEncoderModel model = model(spark, in, vocab, options, summary);
     model
         .setKeepInputs(outputs.keepInputs())
@@ -112,16 +113,16 @@ public final class FeaturesJob {
 
   /** Fits a model and saves it, writing no features; returns the rows it was fitted on. */
   public static long fitOnly(
-      SparkSession spark, String input, int vocab, ModelOptions options, JobSummary summary) {
-    FeatureEncoderModel model = model(spark, read(spark, input), vocab, options, summary);
+      SparkSession spark, JobInput input, int vocab, ModelOptions options, JobSummary summary) {
+    FeatureEncoderModel model = model(spark, read(spark, input, summary), vocab, options, summary);
     save(model, options, summary);
     return model.fittedRows();
   }
 
-  private static Dataset<Row> read(SparkSession spark, String input) {
+  private static Dataset<Row> read(SparkSession spark, JobInput input, JobSummary summary) {
     Dataset<Row> in;
     try {
-      in = spark.read().parquet(input);
+      in = input.read(spark, summary);
     } catch (Exception e) { // AnalysisException, which Java sees as checked
       if (!(e instanceof AnalysisException a)
           || !"COLUMN_ALREADY_EXISTS".equals(a.getCondition())) {
@@ -130,7 +131,7 @@ public final class FeaturesJob {
       String named = a.getMessageParameters().get("columnName");
       throw new UsageException(
           "input '"
-              + input
+              + input.path()
               + "' has columns whose names differ only in case"
               + (named == null ? "" : " (" + named + ")")
               + ", and Spark resolves names ignoring case: rename one, or pass"

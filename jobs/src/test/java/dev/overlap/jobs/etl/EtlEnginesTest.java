@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.jobs.Main;
 import dev.overlap.jobs.TestSessions;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.ByteArrayOutputStream;
@@ -130,8 +131,10 @@ public class EtlEnginesTest {
     JobSummary overlapSummary = new JobSummary("etl");
     JobSummary sqlSummary = new JobSummary("etl");
     long overlapRows =
-        EtlJob.run(spark, input, overlap.toString(), EtlJob.OVERLAP, 2, overlapSummary);
-    long sqlRows = EtlJob.run(spark, input, sql.toString(), EtlJob.SPARK_SQL, 2, sqlSummary);
+        EtlJob.run(
+            spark, JobInput.parquet(input), overlap.toString(), EtlJob.OVERLAP, 2, overlapSummary);
+    long sqlRows =
+        EtlJob.run(spark, JobInput.parquet(input), sql.toString(), EtlJob.SPARK_SQL, 2, sqlSummary);
     // --repeat 2: one warm run of each query more, timed, on either engine.
     for (JobSummary s : List.of(overlapSummary, sqlSummary)) {
       String text = s.render(overlapRows, 1);

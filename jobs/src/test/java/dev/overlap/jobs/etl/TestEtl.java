@@ -1,6 +1,7 @@
 package dev.overlap.jobs.etl;
 
 import dev.overlap.executor.api.PipelineReport;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -34,6 +35,6 @@ public final class TestEtl {
 
   /** etl with the overlap engine, each query once; returns the rows written. */
   public static long run(SparkSession spark, String input, String output, JobSummary summary) {
-    return EtlJob.run(spark, input, output, EtlJob.OVERLAP, 1, summary);
+    return EtlJob.run(spark, JobInput.parquet(input), output, EtlJob.OVERLAP, 1, summary);
   }
 }

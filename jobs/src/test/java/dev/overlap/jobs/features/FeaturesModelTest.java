@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
@@ -72,7 +73,11 @@ public class FeaturesModelTest {
     JobSummary fit = new JobSummary("features");
     long rows =
         FeaturesJob.fitOnly(
-            spark, train, 20, options("features", "--fit-only", "--save-model", model), fit);
+            spark,
+            JobInput.parquet(train),
+            20,
+            options("features", "--fit-only", "--save-model", model),
+            fit);
     assertEquals(300, rows);
     assertTrue(Files.isDirectory(out.resolve("model/metadata")));
     assertTrue(fit.render(rows, 2).contains("fitted on "), fit.render(rows, 2));
@@ -80,7 +85,7 @@ public class FeaturesModelTest {
     JobSummary apply = new JobSummary("features");
     FeaturesJob.run(
         spark,
-        test,
+        JobInput.parquet(test),
         features,
         20,
         options("features", "--model", model),
@@ -115,7 +120,7 @@ public class FeaturesModelTest {
     String model = out.resolve("model").toString();
     FeaturesJob.fitOnly(
         spark,
-        dir.resolve("train").toString(),
+        JobInput.parquet(dir.resolve("train").toString()),
         20,
         options("features", "--fit-only", "--save-model", model),
         new JobSummary("features"));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
 import java.nio.file.Path;
@@ -50,7 +51,14 @@ class FeaturesOutputTest {
     System.arraycopy(args, 0, all, 1, args.length);
     OutputOptions options = OutputOptions.check(JobArgs.parse(all));
     String to = dir.resolve(out).toString();
-    FeaturesJob.run(spark, input, to, 20, ModelOptions.NONE, options, new JobSummary("features"));
+    FeaturesJob.run(
+        spark,
+        JobInput.parquet(input),
+        to,
+        20,
+        ModelOptions.NONE,
+        options,
+        new JobSummary("features"));
     return spark.read().parquet(to);
   }
 

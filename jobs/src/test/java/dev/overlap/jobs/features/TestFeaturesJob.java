@@ -1,5 +1,6 @@
 package dev.overlap.jobs.features;
 
+import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import org.apache.spark.sql.SparkSession;
 
@@ -14,7 +15,13 @@ public final class TestFeaturesJob {
   public static long run(
       SparkSession spark, String input, String output, int vocab, JobSummary summary) {
     return FeaturesJob.run(
-            spark, input, output, vocab, ModelOptions.NONE, OutputOptions.NONE, summary)
+            spark,
+            JobInput.parquet(input),
+            output,
+            vocab,
+            ModelOptions.NONE,
+            OutputOptions.NONE,
+            summary)
         .rows();
   }
 }
