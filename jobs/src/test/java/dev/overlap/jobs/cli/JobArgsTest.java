@@ -52,7 +52,7 @@ public class JobArgsTest {
   void engineIsEtlsOnly() {
     assertEquals(
         "--engine is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
+            + " --format, --version, --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
             + " --overwrite-unmarked",
         refused("features", "--engine", "spark-sql"));
     assertEquals(
@@ -64,7 +64,7 @@ public class JobArgsTest {
   @Test
   void etlListsTheEngineAmongItsOptions() {
     assertEquals(
-        "unknown option '--engin' for etl; did you mean --engine? etl takes --input, --output,"
+        "unknown option '--engin' for etl; did you mean --engine? etl takes --input, --format, --version, --output,"
             + " --engine, --repeat, --overwrite, --overwrite-unmarked",
         refused("etl", "--engin", "spark-sql"));
   }
@@ -80,7 +80,7 @@ public class JobArgsTest {
     assertEquals("--repeat needs a value, e.g. --repeat 3", refused("etl", "--repeat"));
     assertEquals(
         "--repeat is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
+            + " --format, --version, --output, --vocabulary, --model, --save-model, --fit-only, --overwrite,"
             + " --overwrite-unmarked",
         refused("features", "--repeat", "2"));
   }
