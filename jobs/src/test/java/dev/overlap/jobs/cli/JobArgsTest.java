@@ -52,8 +52,8 @@ public class JobArgsTest {
   void engineIsEtlsOnly() {
     assertEquals(
         "--engine is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --model, --save-model, --vector-col, --vector-type,"
-            + " --fit-only, --keep-inputs, --overwrite,"
+            + " --format, --version, --output, --vocabulary, --model, --save-model, --vector-col,"
+            + " --vector-type, --fit-only, --keep-inputs, --overwrite,"
             + " --overwrite-unmarked",
         refused("features", "--engine", "spark-sql"));
     assertEquals(
@@ -65,7 +65,7 @@ public class JobArgsTest {
   @Test
   void etlListsTheEngineAmongItsOptions() {
     assertEquals(
-        "unknown option '--engin' for etl; did you mean --engine? etl takes --input, --output,"
+        "unknown option '--engin' for etl; did you mean --engine? etl takes --input, --format, --version, --output,"
             + " --engine, --repeat, --overwrite, --overwrite-unmarked",
         refused("etl", "--engin", "spark-sql"));
   }
@@ -81,8 +81,8 @@ public class JobArgsTest {
     assertEquals("--repeat needs a value, e.g. --repeat 3", refused("etl", "--repeat"));
     assertEquals(
         "--repeat is not an option of features (it is one of etl); features takes --input,"
-            + " --output, --vocabulary, --model, --save-model, --vector-col, --vector-type,"
-            + " --fit-only, --keep-inputs, --overwrite,"
+            + " --format, --version, --output, --vocabulary, --model, --save-model, --vector-col,"
+            + " --vector-type, --fit-only, --keep-inputs, --overwrite,"
             + " --overwrite-unmarked",
         refused("features", "--repeat", "2"));
   }
