@@ -44,12 +44,9 @@ final class FeatureVectors {
     Metadata meta = attributes(layout.listName, FeatureNames.numericNames(plan));
     for (StructField f : kernel.fields()) {
       if (f.name().equals(layout.listName)) {
-        out =
-            out.add(
-                f.name(),
-                outputType.equals(VECTOR) ? SQLDataTypes.VectorType() : f.dataType(),
-                false,
-                meta);
+        // A vector comes from Spark ML's array_to_vector, whose result Spark counts as nullable.
+        boolean vector = outputType.equals(VECTOR);
+        out = out.add(f.name(), vector ? SQLDataTypes.VectorType() : f.dataType(), vector, meta);
       } else {
         out = out.add(f);
       }

@@ -105,7 +105,7 @@ class FeatureChoiceTest {
     // Kept by a saved model, and refused when it is no feature of the kind.
     String path = dir.resolve("model").toString();
     some.write().save(path);
-    assertEquals(want, List.of(FeatureEncoderModel.load(path).transform(data).columns()));
+    assertEquals(kept, List.of(FeatureEncoderModel.load(path).transform(data).columns()));
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> chosen().setNumberFeatures("zscore"));
     assertTrue(e.getMessage().contains("numberFeatures"), e.getMessage());

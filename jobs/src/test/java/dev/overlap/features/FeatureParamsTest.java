@@ -105,7 +105,7 @@ class FeatureParamsTest {
     assertEquals(7, model.params().length); // the kinds' features are fixed once fitted
     assertCarries(model.copy(modelExtra), modelExtra);
     // And fit(dataset, paramMap), as the tuners call it, fits with them.
-    FeatureEncoderModel fitted = new FeatureEncoder().fit(train, extra);
+    FeatureEncoderModel fitted = encoder.fit(train, extra);
     assertEquals(
         List.of("x_std", "x_isnull", "x_imputed", "city_isnull", "city_imputed"),
         fitted.featureNames());

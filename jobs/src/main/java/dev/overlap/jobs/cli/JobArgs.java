@@ -18,34 +18,24 @@ import org.apache.commons.text.similarity.LevenshteinDistance;
 public final class JobArgs {
   static final List<String> JOBS = List.of("generate", "etl", "features");
 
+  /** features' options that take a value, in the order usage lists them. */
+  private static final String FEATURES =
+      "--input --format --version --output --vocabulary --model --save-model --vector-col"
+          + " --vector-type";
+
   /** Options that take a value, per job, in the order usage lists them. */
   private static final Map<String, List<String>> VALUES =
       Map.of(
-          "generate",
-          List.of("--scale", "--output"),
-          "etl",
-          List.of("--input", "--format", "--version", "--output", "--engine", "--repeat"),
-          "features",
-          List.of(
-              "--input",
-              "--format",
-              "--version",
-              "--output",
-              "--vocabulary",
-              "--model",
-              "--save-model",
-              "--vector-col",
-              "--vector-type"));
+          "generate", List.of("--scale", "--output"),
+          "etl", List.of("--input", "--format", "--version", "--output", "--engine", "--repeat"),
+          "features", List.of(FEATURES.split(" ")));
 
   /** Flags of one job only. */
   private static final Map<String, List<String>> JOB_FLAGS =
       Map.of(
-          "generate",
-          List.of(),
-          "etl",
-          List.of(),
-          "features",
-          List.of("--fit-only", "--keep-inputs"));
+          "generate", List.of(),
+          "etl", List.of(),
+          "features", List.of("--fit-only", "--keep-inputs"));
 
   /** Flags every job takes. */
   public static final String OVERWRITE = "--overwrite";
