@@ -5,7 +5,8 @@
 # jars through jobs/target/spark-classpath.txt, written here from the bundle.
 #   tools/gpu-jobs.sh [step ...]   steps: etl etl-host (Parquet decoded on the host) etl-cpu
 #                                  features features-cpu compare-etl compare-features (default:
-#                                  all), features-pageable (results copied back into pageable
+#                                  all), etl-metrics (etl with the event log, under $OUT/eventlog,
+#                                  and Spark's console sink), features-pageable (results copied back into pageable
 #                                  memory), etl-sql (etl with --engine spark-sql on Spark's CPU
 #                                  engine), etl-rapids (the same on the RAPIDS Accelerator, from
 #                                  GPU_BUNDLE_RAPIDS_JAR), etl-both (etl's kernels with both
@@ -66,6 +67,15 @@ steps=("$@")
 for step in "${steps[@]}"; do
   case "$step" in
     etl) run etl-gpu etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
+    etl-metrics)
+      # etl with the event log and Spark's console sink (every second): the stage accumulators and
+      # the summary event in "$out/eventlog/", the executor's gauges in the run's log.
+      mkdir -p "$out/eventlog"
+      run etl-metrics etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-metrics --overwrite "${mem[@]}" \
+        --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$(cd "$out/eventlog" && pwd)" \
+        --conf 'spark.metrics.conf.*.sink.console.class=org.apache.spark.metrics.sink.ConsoleSink' \
+        --conf 'spark.metrics.conf.*.sink.console.period=1' --conf 'spark.metrics.conf.*.sink.console.unit=seconds'
+      grep -c 'plugin.dev.overlap' "$out/etl-metrics.log" | sed 's/^/etl-metrics: console sink lines naming the plugin: /' | tee -a "$out/summary.txt" ;;
     etl-host) run etl-host etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-host --overwrite "${mem[@]}" --conf spark.overlap.parquet.decode=HOST ;;
     etl-cpu) run etl-cpu etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     etl-rapids)

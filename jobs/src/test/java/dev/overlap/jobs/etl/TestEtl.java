@@ -3,6 +3,7 @@ package dev.overlap.jobs.etl;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
+import java.util.function.Supplier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -22,6 +23,14 @@ public final class TestEtl {
    */
   public static Dataset<Row> q1(Dataset<Row> lineitem, PipelineReport report) {
     return KernelQueries.q1(lineitem, EtlShape.of(lineitem), report);
+  }
+
+  /**
+   * The overlap engine's Q1 planned, not run: the supplier runs its kernels' stage, as etl's Q1
+   * phase does, and returns the result (a local Dataset).
+   */
+  public static Supplier<Dataset<Row>> plannedQ1(Dataset<Row> lineitem, PipelineReport report) {
+    return KernelQueries.planQ1(lineitem, EtlShape.of(lineitem), report)::run;
   }
 
   /**
