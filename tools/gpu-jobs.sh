@@ -33,6 +33,17 @@ if [[ -n "${GPU_BUNDLE_CP:-}" ]]; then
     -e opentest4j -e apiguardian | paste -sd: - >jobs/target/spark-classpath.txt
   cudf="$(tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '/cudf-.*\.jar$' | head -1)"
   [[ -e "jobs/target/cudf/$(basename "$cudf")" ]] || ln -s "$cudf" jobs/target/cudf/
+  # The project's jars as spark-submit.sh finds them after a build: the jobs jar, and in lib/ what
+  # it ships (the other modules' jars and the jobs' runtime dependencies).
+  mkdir -p jobs/target/lib
+  for j in "$GPU_BUNDLE_APP"/*/overlap-*.jar; do
+    case "$j" in *-sources.jar | *-javadoc.jar | *-tests.jar) continue ;; esac
+    case "$(basename "$j")" in
+      overlap-jobs-*) cp "$j" jobs/target/ ;;
+      overlap-executor-* | overlap-ml-*) cp "$j" jobs/target/lib/ ;;
+    esac
+  done
+  tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '/tpch-[^/]*\.jar$' | xargs -r cp -t jobs/target/lib/
 fi
 run() {
   local name="$1"

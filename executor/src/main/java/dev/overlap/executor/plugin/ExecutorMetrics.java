@@ -23,6 +23,9 @@ import java.util.function.ToLongFunction;
 public final class ExecutorMetrics {
   private static final LongAdder GPU_TASKS = new LongAdder();
   private static final LongAdder CPU_TASKS = new LongAdder();
+  // Not the pipeline's own byte count: that one counts each batch's device bytes (decoded Parquet
+  // columns are larger than the compressed chunks copied).
+  private static final LongAdder COPIED_IN_BYTES = new LongAdder();
   private static final LongAdder CPU_KERNEL_NANOS = new LongAdder();
 
   /** The gauges, in the order docs/operations.md lists them. */
@@ -58,9 +61,13 @@ public final class ExecutorMetrics {
 
   private ExecutorMetrics() {}
 
-  /** A task of this executor ended on the GPU path (its pipeline's figures reported). */
-  public static void gpuTaskEnded() {
+  /**
+   * A task of this executor ended on the GPU path (its pipeline's figures reported), after copying
+   * {@code copiedBytes} host → device: the figure its report and stage accumulators count.
+   */
+  public static void gpuTaskEnded(long copiedBytes) {
     GPU_TASKS.increment();
+    COPIED_IN_BYTES.add(copiedBytes);
   }
 
   /**
@@ -89,7 +96,7 @@ public final class ExecutorMetrics {
     counter(registry, "tasks.cpu", CPU_TASKS::sum);
     counter(registry, "pipeline.batches", pipeline(m -> m.snapshot().batches()));
     counter(registry, "pipeline.batchesFailed", pipeline(m -> m.snapshot().failed()));
-    counter(registry, "pipeline.copyIn.bytes", pipeline(m -> m.snapshot().bytes()));
+    counter(registry, "pipeline.copyIn.bytes", COPIED_IN_BYTES::sum);
     for (PipelineStage s : PipelineStage.values()) {
       counter(
           registry, "busy." + busyName(s) + ".ms", pipeline(m -> m.snapshot().busy(s) / 1_000_000));

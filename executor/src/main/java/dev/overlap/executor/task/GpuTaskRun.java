@@ -59,7 +59,7 @@ public final class GpuTaskRun {
               TaskTags.of(ctx),
               job.get(OverlapConf.PREFETCH_BATCHES_PER_TASK),
               f -> {
-                ExecutorMetrics.gpuTaskEnded();
+                ExecutorMetrics.gpuTaskEnded(f.bytes());
                 if (figures != null) {
                   onFinish.accept(f);
                 }
