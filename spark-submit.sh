@@ -328,7 +328,8 @@ find_jobs_jar() {
 changed_source() {
   local d
   [[ "${OVERLAP_PREBUILT:-}" == 1 ]] && return 0
-  for d in "$here/pom.xml" "$here/executor/pom.xml" "$here/jobs/pom.xml" "$here/executor/src/main" "$here/jobs/src/main"; do
+  for d in "$here/pom.xml" "$here/executor/pom.xml" "$here/ml/pom.xml" "$here/jobs/pom.xml" \
+    "$here/executor/src/main" "$here/ml/src/main" "$here/jobs/src/main"; do
     [[ -e "$d" ]] || continue
     find "$d" -type f -newer "$jobs_jar" -print -quit 2>/dev/null
   done | head -1
@@ -364,6 +365,8 @@ if [[ -z "$jobs_jar" || -n "$stale" || ! -d "$here/jobs/target/lib" || ! -f "$he
   echo "  built in $((SECONDS - started)) s" >&2
   jobs_jar="$(find_jobs_jar)"
 fi
+# The jobs' dependencies: the plugin (overlap-executor) and the feature encoder (overlap-ml) among
+# them, shipped with a job's jar and with your application's.
 ship=("$here"/jobs/target/lib/*.jar)
 # Delta Lake's jars, only for a job that reads a Delta table (--format delta): built into
 # jobs/target/delta, or, for jars built elsewhere, the Delta entries of the Spark class path.

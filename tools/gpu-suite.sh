@@ -3,8 +3,9 @@
 # ../shared/gpu-bundle/pack.sh (see docs/benchmarks.md). Logs go to $OUT (or ./gpu-out).
 #   tools/gpu-suite.sh [tests] [copy] [spark] [rapids] [embed] [class:NAME ...]    default: the first three
 #     embed: EmbeddingBenchmark (env EMBED_ROWS, RUNS, SLOTS)
-#     class:NAME: the one test class NAME (dev.overlap...), its tests whatever their tags (recv.sh's
-#     test command scans the whole class path, so it cannot select a class)
+#     class:NAME: the one test class NAME (dev.overlap..., of any module: executor, ml, jobs), its
+#     tests whatever their tags (recv.sh's test command scans the whole class path, so it cannot
+#     select a class)
 #     rapids: the tests tagged rapids (both plugins in one session), with the RAPIDS Accelerator's
 #     jar from pack.sh --rapids on the class path in place of cuDF's
 #   env: COPY_MODE (main or diag; default diag), CHUNKS, SPARK_GB, PASSES, SLOTS

@@ -1,12 +1,12 @@
 package dev.overlap.jobs;
 
 import dev.overlap.executor.trace.TraceFiles;
-import dev.overlap.features.FeatureEncoderModel;
 import dev.overlap.jobs.cli.ErrorLines;
 import dev.overlap.jobs.cli.FatalExit;
 import dev.overlap.jobs.cli.InputFooters;
 import dev.overlap.jobs.cli.JobArgs;
-import dev.overlap.jobs.cli.JobInput;
+import dev.overlap.jobs.cli.JobCommand;
+import dev.overlap.jobs.cli.JobCommands;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.PhaseProgress;
@@ -16,10 +16,7 @@ import dev.overlap.jobs.cli.SparkFolders;
 import dev.overlap.jobs.cli.StagedOutput;
 import dev.overlap.jobs.cli.StagedRecovery;
 import dev.overlap.jobs.cli.UsageException;
-import dev.overlap.jobs.etl.EtlJob;
-import dev.overlap.jobs.features.FeaturesJob;
-import dev.overlap.jobs.features.ModelOptions;
-import dev.overlap.jobs.features.OutputOptions;
+import dev.overlap.jobs.delta.JobInput;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.IOException;
 import java.nio.file.Paths;
@@ -124,6 +121,7 @@ public final class Main {
 
   static int run(String[] args) throws IOException {
     JobArgs a = JobArgs.parse(args);
+    JobCommand command = JobCommands.named(a.job);
     SparkConf sparkConf = new SparkConf();
     master = sparkConf.get("spark.master", "local[*]");
     PreFlight.checkMaster(master, sparkConf);
@@ -131,17 +129,14 @@ public final class Main {
     Configuration hadoop = SparkHadoopUtil.get().newConfiguration(sparkConf);
     JobPaths paths =
         new JobPaths(hadoop, Paths.get(""), Optional.ofNullable(System.getenv("OVERLAP_HOME")));
-    boolean fitOnly = a.has("--fit-only");
-    String output = fitOnly ? null : PreFlight.output(a, paths);
-    ModelOptions model = ModelOptions.check(a, paths, output);
-    OutputOptions outputs = OutputOptions.check(a);
+    String output = command.writesOutput(a) ? PreFlight.output(a, paths) : null;
+    JobCommand.Run job = command.prepare(a, paths, output);
     InputFooters footers = PreFlight.inputFooters(a, paths);
     JobInput.of(a, null).checkSetup(sparkConf);
     context = new ErrorLines.Context(output, footers, master);
     if (!sparkConf.getBoolean("spark.sql.parquet.mergeSchema", false)) {
       footers.partialColumns().ifPresent(w -> System.err.println("overlap: warning: " + w));
     }
-    int vocabulary = a.job.equals("features") ? a.vocabulary() : 0;
 
     long starting = System.nanoTime();
     SparkSession spark =
@@ -154,57 +149,33 @@ public final class Main {
     long startNanos = System.nanoTime() - starting;
     try {
       String given = a.get("--input").orElse(null);
-      JobInput input =
-          JobInput.of(
-              a,
-              given != null || a.job.equals("generate")
-                  ? given
-                  : defaultInput(spark, paths) + "/lineitem");
+      String input =
+          given != null || !command.readsInput() ? given : defaultInput(spark, paths) + "/lineitem";
       JobSummary summary = new JobSummary(a.job);
       summary.phase(
           "start",
           startNanos,
           "Spark session and executor start, GPU set up; before the wall time below");
-      if (fitOnly) {
-        long rows = FeaturesJob.fitOnly(spark, input, vocabulary, model, summary);
-        System.out.println("overlap: features saved its model to " + model.save());
+      if (output == null) {
+        long rows = job.run(spark, input, null, summary);
+        System.out.println("overlap: " + a.job + " " + job.done(null));
         System.out.print(
             summary.finish(spark, rows, Math.max(1, spark.sparkContext().defaultParallelism())));
         return 0;
       }
       FileSystem fs = paths.fs(output);
       long rowsOut;
-      FeatureEncoderModel fitted = null;
       try (StagedOutput staged = StagedOutput.begin(fs, paths.qualified(output), a.job)) {
         current = staged;
-        String to = staged.staging().toString();
-        switch (a.job) {
-          case "generate":
-            rowsOut = TpchGenerate.run(spark, a.scale(), to);
-            break;
-          case "etl":
-            rowsOut = EtlJob.run(spark, input, to, a.engine(), a.repeat(), summary);
-            break;
-          case "features":
-            FeaturesJob.Result r =
-                FeaturesJob.run(spark, input, to, vocabulary, model, outputs, summary);
-            rowsOut = r.rows();
-            fitted = r.model();
-            break;
-          default:
-            throw new AssertionError(a.job);
-        }
+        rowsOut = job.run(spark, input, staged.staging().toString(), summary);
         long committing = System.nanoTime();
         staged.commit();
         summary.phaseSince("commit", committing, "the new output put in place");
       } finally {
         current = null;
       }
-      // The model only once the features it goes with are in place.
-      if (fitted != null) {
-        FeaturesJob.save(fitted, model, summary);
-      }
-      System.out.println("overlap: " + a.job + " wrote " + output);
+      job.committed(summary);
+      System.out.println("overlap: " + a.job + " " + job.done(output));
       // Asked after the job: on a cluster, executors register after the session starts.
       int slots = Math.max(1, spark.sparkContext().defaultParallelism());
       // Also into the event log, before the session stops.

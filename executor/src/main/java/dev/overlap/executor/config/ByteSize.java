@@ -13,24 +13,15 @@ public final class ByteSize {
     if (s.endsWith("b") && s.length() > 1 && !Character.isDigit(s.charAt(s.length() - 2))) {
       s = s.substring(0, s.length() - 1); // "512mb" -> "512m"
     }
-    long unit = 1;
     char last = s.isEmpty() ? ' ' : s.charAt(s.length() - 1);
-    switch (last) {
-      case 'k':
-        unit = 1L << 10;
-        break;
-      case 'm':
-        unit = 1L << 20;
-        break;
-      case 'g':
-        unit = 1L << 30;
-        break;
-      case 't':
-        unit = 1L << 40;
-        break;
-      default:
-        break;
-    }
+    long unit =
+        switch (last) {
+          case 'k' -> 1L << 10;
+          case 'm' -> 1L << 20;
+          case 'g' -> 1L << 30;
+          case 't' -> 1L << 40;
+          default -> 1;
+        };
     String digits = unit == 1 ? s : s.substring(0, s.length() - 1);
     long n = Long.parseLong(digits);
     if (n < 0) {

@@ -260,7 +260,7 @@ public final class JobPaths {
   }
 
   /** Bytes free on the local file system that would hold {@code output}; empty when not local. */
-  FreeSpace freeSpace(String output) {
+  public FreeSpace freeSpace(String output) {
     Path out = qualified(output);
     if (!PathRelations.isLocal(out)) {
       return FreeSpace.UNKNOWN;
@@ -279,7 +279,7 @@ public final class JobPaths {
   }
 
   /** Free space of a local folder, where known. */
-  record FreeSpace(java.nio.file.Path where, long bytes) {
+  public record FreeSpace(java.nio.file.Path where, long bytes) {
     static final FreeSpace UNKNOWN = new FreeSpace(null, -1);
   }
 

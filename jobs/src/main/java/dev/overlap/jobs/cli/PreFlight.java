@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkConf;
@@ -13,37 +12,29 @@ import org.apache.spark.SparkConf;
  * What {@link Main} checks before Spark starts, so that a mistake costs seconds and changes
  * nothing: the standalone master answers, the input exists, holds data and is no Delta or Iceberg
  * table ({@link TableFolders}; with {@code --format delta}, it is one Delta table), the output is
- * no mistake ({@link JobPaths}), and generate's tables fit the output's disk. Every refusal is a
- * {@link UsageException}.
+ * no mistake ({@link JobPaths}). Every refusal is a {@link UsageException}.
  */
 public final class PreFlight {
-  /** Parquet bytes that generate writes per unit of scale factor (lineitem and orders). */
-  static final long BYTES_PER_SCALE = 300L << 20;
-
   private PreFlight() {}
 
   /**
-   * The job's output folder, checked against its input: {@code --output}, else {@code out/<job>}
-   * ({@code data/tpch-sf<SF>} for generate), replaced without {@code --overwrite}. What a killed
-   * run left beside it is put right first.
+   * The job's output folder, checked against its input: {@code --output}, else {@code out/<job>} or
+   * the job's own default ({@link JobCommand#defaultOutput}), replaced without {@code --overwrite}.
+   * What a killed run left beside it is put right first.
    */
   public static String output(JobArgs a, JobPaths paths) {
+    JobCommand command = JobCommands.named(a.job);
     boolean defaultOutput = !a.has("--output");
-    String output =
-        a.get("--output")
-            .orElse(
-                a.job.equals("generate")
-                    ? "data/tpch-sf" + a.get("--scale").orElseThrow()
-                    : "out/" + a.job);
+    String output = a.get("--output").orElse(command.defaultOutput(a));
     fileNames("--output", output);
     a.get("--input").ifPresent(in -> fileNames("--input", in));
     // Before anything else looks at the output: put right what a killed run left beside it.
     paths.recover(output);
     List<Path> inputs =
-        a.job.equals("generate")
-            ? List.of()
+        !command.readsInput()
+            ? List.<Path>of()
             : a.get("--input")
-                .map(in -> paths.input(in, JobInput.isDelta(a)))
+                .map(in -> paths.input(in, InputFormat.isDelta(a)))
                 .orElse(List.of(paths.qualified(JobPaths.DEFAULT_DATA)));
     paths.checkOutputPlace(output, inputs);
     paths.checkExistingOutput(
@@ -57,9 +48,6 @@ public final class PreFlight {
       Creatable.notDangling(local, "--output '" + output + "'");
       Creatable.folder(local.getParent(), "--output '" + output + "'");
     }
-    if (a.job.equals("generate")) {
-      checkRoom(paths, output, a.scale());
-    }
     return output;
   }
 
@@ -69,11 +57,11 @@ public final class PreFlight {
    * table's files are not looked at (its log names the current ones and their columns).
    */
   public static InputFooters inputFooters(JobArgs a, JobPaths paths) {
-    if (a.job.equals("generate") || a.get("--input").isEmpty()) {
+    if (a.get("--input").isEmpty()) {
       return InputFooters.NONE;
     }
     String input = a.get("--input").get();
-    if (JobInput.isDelta(a)) {
+    if (InputFormat.isDelta(a)) {
       paths.input(input, true);
       return InputFooters.NONE;
     }
@@ -103,27 +91,6 @@ public final class PreFlight {
             + "' has characters that file names cannot hold in this locale (its encoding is "
             + enc
             + "); run with a UTF-8 locale, e.g. LANG=C.UTF-8");
-  }
-
-  /** Refuses a scale factor whose tables would not fit the output's local file system. */
-  static void checkRoom(JobPaths paths, String output, double scale) {
-    JobPaths.FreeSpace free = paths.freeSpace(output);
-    long need = (long) Math.ceil(scale * BYTES_PER_SCALE);
-    if (free.bytes() >= 0 && need > free.bytes()) {
-      throw new UsageException(
-          String.format(
-              Locale.ROOT,
-              "--scale %s needs about %.1f GB for its Parquet files, but %s has %.1f GB free;"
-                  + " use a smaller --scale or an --output on a larger disk",
-              fmt(scale),
-              need / 1e9,
-              free.where(),
-              free.bytes() / 1e9));
-    }
-  }
-
-  private static String fmt(double d) {
-    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
   }
 
   /**

@@ -2,10 +2,10 @@ package dev.overlap.jobs.etl;
 
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.trace.Diagnostics;
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.PhaseProgress;
 import dev.overlap.jobs.cli.StagedOutput;
+import dev.overlap.jobs.delta.JobInput;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.udf;
 
+import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.api.PipelineReport;
 import java.math.BigDecimal;
@@ -55,18 +56,28 @@ final class KernelQueries {
 
   static Planned planQ1(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
     StructType want = SqlQueries.q1(lineitem, shape).schema(); // analysis only
-    Dataset<Row> partial =
-        GpuPartitions.map(
-            lineitem.selectExpr(shape.select(Q1Kernel.INPUT)), new Q1Kernel(shape), report);
-    return new Planned(partial, want, shape, true);
+    return plan(lineitem, shape, want, Q1Kernel.INPUT, new Q1Kernel(shape), report, true);
   }
 
   static Planned planQ6(Dataset<Row> lineitem, EtlShape shape, PipelineReport report) {
     StructType want = SqlQueries.q6(lineitem, shape).schema(); // analysis only
+    return plan(lineitem, shape, want, Q6Kernel.INPUT, new Q6Kernel(shape), report, false);
+  }
+
+  /**
+   * A query's kernel mapped over {@code lineitem}'s columns {@code input}, its result {@code want}.
+   */
+  private static Planned plan(
+      Dataset<Row> lineitem,
+      EtlShape shape,
+      StructType want,
+      int[] input,
+      GpuKernel kernel,
+      PipelineReport report,
+      boolean q1) {
     Dataset<Row> partial =
-        GpuPartitions.map(
-            lineitem.selectExpr(shape.select(Q6Kernel.INPUT)), new Q6Kernel(shape), report);
-    return new Planned(partial, want, shape, false);
+        GpuPartitions.map(lineitem.selectExpr(shape.select(input)), kernel, report);
+    return new Planned(partial, want, shape, q1);
   }
 
   /**

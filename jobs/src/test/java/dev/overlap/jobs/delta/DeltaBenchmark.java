@@ -1,15 +1,18 @@
 package dev.overlap.jobs.delta;
 
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.features.EncoderBenchmark;
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.etl.TestEtl;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -97,8 +100,8 @@ public final class DeltaBenchmark {
           b / a > 2 ? "above 2: worth deletion vectors on the GPU scan" : "at most 2");
     } finally {
       spark.stop();
-      EncoderBenchmark.delete(plain);
-      EncoderBenchmark.delete(vectors);
+      delete(plain);
+      delete(vectors);
     }
   }
 
@@ -119,5 +122,22 @@ public final class DeltaBenchmark {
     List<Double> s = new ArrayList<>(secs);
     Collections.sort(s);
     return s.get(s.size() / 2);
+  }
+
+  /** Deletes {@code dir} and everything under it, if it exists; says what it freed. */
+  private static void delete(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    long bytes = 0;
+    List<Path> all;
+    try (Stream<Path> s = Files.walk(dir)) {
+      all = s.sorted(Comparator.reverseOrder()).toList();
+    }
+    for (Path p : all) {
+      bytes += Files.isRegularFile(p) ? Files.size(p) : 0;
+      Files.delete(p);
+    }
+    System.out.printf(Locale.ROOT, "deleted %s (%.1f MB)%n", dir, bytes / 1e6);
   }
 }

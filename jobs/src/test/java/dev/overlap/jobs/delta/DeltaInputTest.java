@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.plan.ColumnarPlans;
 import dev.overlap.features.FeatureEncoderModel;
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
 import dev.overlap.jobs.etl.EtlInputs;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.jobs.Main;
 import dev.overlap.jobs.TestSessions;
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.delta.JobInput;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

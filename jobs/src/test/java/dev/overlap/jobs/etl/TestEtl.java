@@ -1,8 +1,8 @@
 package dev.overlap.jobs.etl;
 
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.delta.JobInput;
 import java.util.function.Supplier;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;

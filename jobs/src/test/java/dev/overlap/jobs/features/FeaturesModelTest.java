@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobPaths;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
+import dev.overlap.jobs.delta.JobInput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.UsageException;
+import dev.overlap.jobs.delta.JobInput;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.spark.ml.linalg.SQLDataTypes;

@@ -1,7 +1,7 @@
 package dev.overlap.jobs.features;
 
-import dev.overlap.jobs.cli.JobInput;
 import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.delta.JobInput;
 import org.apache.spark.sql.SparkSession;
 
 /** The features job as the tests of other packages run it: fitted on its input, no saved model. */

@@ -3,7 +3,6 @@ package dev.overlap.features;
 import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.Written;
-import dev.overlap.jobs.TestSessions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.overlap.jobs.TestSessions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

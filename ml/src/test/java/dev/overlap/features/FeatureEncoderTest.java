@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.jobs.TestSessions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

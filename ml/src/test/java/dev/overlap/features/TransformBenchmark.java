@@ -6,7 +6,6 @@ import static org.apache.spark.sql.functions.monotonically_increasing_id;
 import dev.overlap.executor.api.ParquetOutput;
 import dev.overlap.executor.api.PipelineReport;
 import dev.overlap.executor.api.Written;
-import dev.overlap.jobs.TestSessions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.jobs.TestSessions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Path;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.api.PipelineReport;
-import dev.overlap.jobs.TestSessions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
