@@ -42,7 +42,9 @@ public class UnusualInputsIT {
   @Test
   void etlOnDoublesDecimalsOfOtherScalesAndNulls() throws Exception {
     for (EtlInputs.Kinds k : EtlInputs.cases()) {
-      if (!List.of("doubles", "decimal_15_4", "tpch_decimal_12_2").contains(k.name())) {
+      // Every kind runs in process (EtlInputsTest); through the script, the two money types that
+      // TPC-H's generator does not write. Its own decimal(12,2) runs end to end in JobsEndToEndIT.
+      if (!List.of("doubles", "decimal_15_4").contains(k.name())) {
         continue;
       }
       Dataset<Row> lineitem = EtlInputs.write(spark, tmp, k, 4000, 7);
