@@ -10,7 +10,9 @@ import java.util.Optional;
  *
  * @param busyNanos busy nanoseconds per stage; packing summed over the task threads
  * @param batches batches that came back from the GPU
- * @param bytes bytes copied to the device
+ * @param bytes device bytes of the batches the GPU finished: the packed columns for rows, the
+ *     decoded columns for Parquet (larger than the chunks copied; the bytes copied are {@link
+ *     PipelineReport#bytesCopied()})
  * @param overlapNanos time during which at least two of copy, compute and copy back ran at once
  */
 @Public
