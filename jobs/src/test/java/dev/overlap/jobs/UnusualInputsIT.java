@@ -42,8 +42,8 @@ public class UnusualInputsIT {
   @Test
   void etlOnDoublesDecimalsOfOtherScalesAndNulls() throws Exception {
     for (EtlInputs.Kinds k : EtlInputs.cases()) {
-      // Every kind runs in process (EtlInputsTest); through the script, the two money types that
-      // TPC-H's generator does not write. Its own decimal(12,2) runs end to end in JobsEndToEndIT.
+      // Every kind runs in process (EtlInputsTest), TPC-H's decimal(12,2) with nulls among them;
+      // through the script, the two money types that TPC-H's generator does not write.
       if (!List.of("doubles", "decimal_15_4").contains(k.name())) {
         continue;
       }

@@ -64,8 +64,8 @@ public class PhaseProgressTest {
       spark.sparkContext().listenerBus().waitUntilEmpty(10_000);
       line = p.text();
     }
-    // The kernel's rows, from its accumulator; the tasks of the scan stage, not of Spark's final
-    // aggregation after it.
+    // The kernel's rows, from its accumulator; the tasks of the kernels' one stage (the driver adds
+    // the partial rows up, in no stage).
     Matcher m =
         Pattern.compile("etl Q1: 100% \\((\\d+) of (\\d+) input tasks, ([0-9,]+) rows\\) in .*")
             .matcher(line);
