@@ -62,8 +62,10 @@ public final class ExecutorMetrics {
   private ExecutorMetrics() {}
 
   /**
-   * A task of this executor ended on the GPU path (its pipeline's figures reported), after copying
-   * {@code copiedBytes} host → device: the figure its report and stage accumulators count.
+   * A task of this executor ended on the GPU path (its pipeline's figures reported), having
+   * submitted {@code copiedBytes} for copying host → device. For a task that succeeds, that is the
+   * figure its report and stage accumulators count; a failed or killed task's count is added here
+   * too, though Spark drops its accumulators.
    */
   public static void gpuTaskEnded(long copiedBytes) {
     GPU_TASKS.increment();
