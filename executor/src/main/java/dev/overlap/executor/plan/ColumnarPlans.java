@@ -1,5 +1,6 @@
 package dev.overlap.executor.plan;
 
+import dev.overlap.executor.input.delta.DeltaFormat;
 import dev.overlap.executor.task.Iterators;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -29,8 +30,16 @@ public final class ColumnarPlans {
    *
    * @param plan the columnar plan (Spark's vectorized Parquet scan, say)
    * @param columns for each column of the input, its index in {@code plan}'s output
+   * @param deletedColumn for a scan of a Delta table with deletion vectors, the index in {@code
+   *     plan}'s output of Delta's column that marks a deleted row ({@link DeletionVectorScans});
+   *     else -1
    */
-  public record Columnar(SparkPlan plan, int[] columns) {
+  public record Columnar(SparkPlan plan, int[] columns, int deletedColumn) {
+    /** A plan whose every row is the input's. */
+    public Columnar(SparkPlan plan, int[] columns) {
+      this(plan, columns, -1);
+    }
+
     private boolean identity() {
       return isIdentity(columns, plan.output().size());
     }
@@ -40,7 +49,14 @@ public final class ColumnarPlans {
      * selected column is a column of the files (not a partition or metadata column); else null.
      */
     public FileSourceScanExec parquetScan() {
-      if (!(plan instanceof FileSourceScanExec s) || !isPlainParquet(s.relation().fileFormat())) {
+      if (!(plan instanceof FileSourceScanExec s)) {
+        return null;
+      }
+      boolean files =
+          deletedColumn < 0
+              ? isPlainParquet(s.relation().fileFormat())
+              : DeltaFormat.deletionVectorTable(s.relation().fileFormat()) != null;
+      if (!files) {
         return null;
       }
       List<String> dataColumns = List.of(s.requiredSchema().fieldNames());
@@ -126,7 +142,7 @@ public final class ColumnarPlans {
   }
 
   /** {@code leaf} with the columns {@code projection} selects; all of them when it is null. */
-  private static Columnar selected(SparkPlan leaf, List<NamedExpression> projection) {
+  static Columnar selected(SparkPlan leaf, List<NamedExpression> projection) {
     List<Attribute> out = CollectionConverters.asJava(leaf.output());
     if (projection == null) {
       int[] all = new int[out.size()];

@@ -7,6 +7,7 @@ import dev.overlap.executor.input.rapids.RapidsBatches;
 import dev.overlap.executor.trace.Diagnostics;
 import java.util.Optional;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.slf4j.Logger;
@@ -14,8 +15,9 @@ import org.slf4j.Logger;
 /**
  * Decides a job's input path on the driver, once ({@link PlannedInput}): the RAPIDS Accelerator's
  * device batches when they can be taken (never for a write), else a plain Parquet scan the GPU
- * decodes itself, else the columnar batches of the input's plan, else Spark's rows. Why RAPIDS'
- * batches were not taken goes into the job's report.
+ * decodes itself (a Delta table's files too, its deletion vectors applied on the device), else the
+ * columnar batches of the input's plan, else Spark's rows. Why RAPIDS' batches were not taken goes
+ * into the job's report.
  */
 final class InputPlanner {
   private static final Logger TIMES = Diagnostics.logger(InputPlanner.class);
@@ -97,7 +99,11 @@ final class InputPlanner {
             : ParquetInput.of(scan, columnar.names(), s.in(), s.ds().sparkSession());
     return parquet == null
         ? new PlannedInput.Columnar(columnar.plan().executeColumnar(), columnar.columns())
-        : new PlannedInput.Parquet(columnar.plan().executeColumnar(), columnar.columns(), parquet);
+        : new PlannedInput.Parquet(
+            columnar.plan().executeColumnar(),
+            columnar.columns(),
+            columnar.deletedColumn(),
+            parquet);
   }
 
   /**
@@ -110,8 +116,14 @@ final class InputPlanner {
    */
   private static ColumnarPlans.Columnar ownParquetScan(
       org.apache.spark.sql.classic.Dataset<Row> ds) {
-    if (!RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
-      return null;
+    LogicalPlan optimized = ds.queryExecution().optimizedPlan();
+    if (!RapidsInput.plainParquet(optimized)) {
+      // A Delta table whose deletion vectors the GPU's scan applies, or no scan it decodes.
+      ColumnarPlans.Columnar dv =
+          DeletionVectorScans.inLogicalPlan(optimized)
+              ? DeletionVectorScans.beforePreparations(ds.queryExecution().sparkPlan())
+              : null;
+      return dv != null && dv.parquetScan() != null ? dv : null;
     }
     long start = System.nanoTime();
     ColumnarPlans.Columnar own =

@@ -1,6 +1,7 @@
 package dev.overlap.executor.plan;
 
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.input.delta.KeptRows;
 import dev.overlap.executor.input.parquet.ParquetInput;
 import dev.overlap.executor.task.TaskInput;
 import java.io.Serializable;
@@ -44,18 +45,29 @@ sealed interface PlannedInput {
     }
   }
 
-  /** A Parquet scan: its files planned per partition on the executor, Spark's batches beside. */
-  record Parquet(RDD<ColumnarBatch> batches, int[] columns, ParquetInput input)
+  /**
+   * A Parquet scan: its files planned per partition on the executor, Spark's batches beside. For a
+   * Delta table with deletion vectors, {@code deletedColumn} is the batches' column that marks a
+   * deleted row (else -1): the host's path reads the rows it keeps.
+   */
+  record Parquet(RDD<ColumnarBatch> batches, int[] columns, int deletedColumn, ParquetInput input)
       implements PlannedInput {
     @Override
     public <T> JavaRDD<T> tasks(TaskBody<T> body) {
       int[] cols = columns;
+      int marked = deletedColumn;
       ParquetInput parquet = input;
       return batches
           .toJavaRDD()
           .mapPartitionsWithIndex(
               (i, it) ->
-                  body.run(new TaskInput.Parquet(parquet, i, ColumnarPlans.select(cols, it))),
+                  body.run(
+                      new TaskInput.Parquet(
+                          parquet,
+                          i,
+                          marked < 0
+                              ? new TaskInput.Columnar(ColumnarPlans.select(cols, it))
+                              : new TaskInput.Rows(new KeptRows(it, cols, marked)))),
               false);
     }
   }

@@ -44,7 +44,6 @@ import java.util.Map;
 import java.util.function.Function;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * Runs a kernel over one partition on the executor: through the GPU pipeline when the executor has
@@ -159,10 +158,9 @@ public final class PartitionRunner implements Serializable {
   private <R extends ResultBatch<T>, T> Iterator<T> parquet(
       TaskInput.Parquet in, TaskOutput<R, T> mode) {
     ParquetInput input = in.input();
-    Iterator<ColumnarBatch> hostBatches = in.hostBatches();
     List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report);
     if (plans == null) {
-      return packed(InputPath.COLUMNAR, w -> new ColumnarSource(hostBatches, w), mode);
+      return gpu(in.host(), mode);
     }
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
@@ -171,9 +169,7 @@ public final class PartitionRunner implements Serializable {
       return onGpu;
     }
     return new DecodeFallback<>(
-        onGpu,
-        () -> packed(InputPath.COLUMNAR, w -> new ColumnarSource(hostBatches, w), mode),
-        d -> ParquetPlanOrHost.decodeFailed(d, report));
+        onGpu, () -> gpu(in.host(), mode), d -> ParquetPlanOrHost.decodeFailed(d, report));
   }
 
   /** The GPU's decode of a Parquet partition's planned files, its results as {@code mode}'s. */

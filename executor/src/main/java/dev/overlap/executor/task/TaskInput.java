@@ -34,13 +34,13 @@ public sealed interface TaskInput {
 
   /**
    * A partition of a Parquet scan: the GPU decodes its files' column chunks, unless the job chose
-   * the host path or a file needs it; {@code hostBatches}, Spark's own decode, is read then.
+   * the host path or a file needs it; {@code host}, Spark's own decode (its batches, or for a Delta
+   * table with deletion vectors the rows they keep), is read then.
    */
-  record Parquet(ParquetInput input, int partition, Iterator<ColumnarBatch> hostBatches)
-      implements TaskInput {
+  record Parquet(ParquetInput input, int partition, TaskInput host) implements TaskInput {
     @Override
     public Iterator<InternalRow> cpuRows() {
-      return CpuPath.flatten(hostBatches);
+      return host.cpuRows();
     }
   }
 

@@ -61,7 +61,7 @@ public class ParquetPlanOrHostTest {
     var plan = ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution().executedPlan();
     ColumnarPlans.Columnar c = ColumnarPlans.columnar(plan);
     ParquetInput in = ParquetInput.of(c.parquetScan(), c.names(), df.schema(), spark);
-    return new TaskInput.Parquet(in, 0, Collections.emptyIterator());
+    return new TaskInput.Parquet(in, 0, new TaskInput.Columnar(Collections.emptyIterator()));
   }
 
   /** What cuDF says of such a footer. */

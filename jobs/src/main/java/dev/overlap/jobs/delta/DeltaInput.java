@@ -1,19 +1,17 @@
 package dev.overlap.jobs.delta;
 
+import dev.overlap.executor.input.delta.DeltaFormat;
 import dev.overlap.jobs.cli.UsageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.delta.actions.AddFile;
-import org.apache.spark.sql.delta.actions.Metadata;
 import org.apache.spark.sql.delta.files.TahoeFileIndex;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
@@ -28,26 +26,12 @@ import scala.jdk.javaapi.CollectionConverters;
  * Parquet scan decodes itself: no file has a deletion vector (rows deleted in place), no column is
  * mapped to another name in the files, no partition column comes from the log, no column's type was
  * widened since older files were written, and no other reader feature changes the files' meaning.
- * Otherwise Spark's Delta reader reads the table, into the row or columnar input, and the line the
- * summary shows says why.
+ * Otherwise Spark's Delta reader reads the table, and the line the summary shows says why. Where
+ * deletion vectors are the only reason, the GPU's Parquet scan still decodes the files and drops
+ * the rows the vectors list on the device (the executor's {@code input/delta}); other reasons take
+ * the row or columnar input.
  */
 public final class DeltaInput {
-  /** Reader features that leave a version's files plain Parquet (the others are checked apart). */
-  private static final Set<String> PLAIN_FEATURES =
-      Set.of(
-          "deletionVectors", // per file, below
-          "columnMapping", // by the table's mode, below
-          "typeWidening", // by the schema's record of type changes, below
-          "typeWidening-preview",
-          "timestampNtz",
-          "variantType",
-          "variantType-preview",
-          "v2Checkpoint",
-          "vacuumProtocolCheck");
-
-  /** Delta's record of a column's earlier types, in the column's metadata. */
-  private static final String TYPE_CHANGES = "delta.typeChanges";
-
   private final Dataset<Row> rows;
   private final String line;
   private final boolean asParquetFiles;
@@ -113,10 +97,7 @@ public final class DeltaInput {
             files.size());
     String why = whyNotPlain(index, files);
     if (why != null) {
-      return new DeltaInput(
-          table,
-          head + ", read by Spark's Delta reader (the row or columnar input): " + why,
-          false);
+      return new DeltaInput(table, head + ", read by Spark's Delta reader: " + why, false);
     }
     String[] paths = new String[files.size()];
     for (int i = 0; i < paths.length; i++) {
@@ -135,26 +116,9 @@ public final class DeltaInput {
 
   /** Why the version's files cannot be read as plain Parquet files; null when they can. */
   static String whyNotPlain(TahoeFileIndex index, List<AddFile> files) {
-    Metadata meta = index.metadata();
-    String mode = meta.columnMappingMode().name();
-    if (!mode.equals("none")) {
-      return "its columns are mapped to other names in the files (column mapping, mode "
-          + mode
-          + ")";
-    }
-    if (!meta.partitionColumns().isEmpty()) {
-      return "its partition columns ("
-          + String.join(", ", CollectionConverters.asJava(meta.partitionColumns()))
-          + ") come from the log";
-    }
-    if (meta.schema().json().contains(TYPE_CHANGES)) {
-      return "a column's type was widened since older files were written (" + TYPE_CHANGES + ")";
-    }
-    java.util.Set<String> features = index.protocol().getReaderFeatures();
-    Set<String> other = new TreeSet<>(features == null ? Set.of() : features);
-    other.removeAll(PLAIN_FEATURES);
-    if (!other.isEmpty()) {
-      return "it uses the reader feature " + String.join(", ", other);
+    String why = DeltaFormat.whyNotPlain(index.metadata(), index.protocol());
+    if (why != null) {
+      return why;
     }
     if (files.isEmpty()) {
       return "the version has no files";
@@ -164,7 +128,8 @@ public final class DeltaInput {
       return withVectors
           + " of "
           + files.size()
-          + " files have deletion vectors (rows deleted without rewriting the file)";
+          + " files have deletion vectors (rows deleted without rewriting the file), which the"
+          + " GPU's Parquet scan applies to the files it decodes";
     }
     return null;
   }

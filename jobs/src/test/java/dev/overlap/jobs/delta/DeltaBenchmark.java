@@ -18,14 +18,14 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * What a Delta table with deletion vectors costs etl's Q1 on the path it takes (Spark's Delta
- * reader, Spark's rows packed on the host) against a plain Delta table of the same rows (its files
- * decoded by the GPU's Parquet scan). Both tables are written here from {@code generate}'s
- * lineitem, the same way: the plain one without the rows {@code DELETE} names, the other whole,
- * then those rows deleted with deletion vectors on. Q1 runs on each in turns, in one process, each
- * run from reading the table's log to the result rows; prints each run, the medians and their
- * ratio. The issue's rule: deletion vectors on the GPU scan are worth building if the ratio is
- * above 2.
+ * What a Delta table with deletion vectors costs etl's Q1 on the path it takes (the GPU's Parquet
+ * scan, the rows the vectors list dropped on the device; before that, Spark's Delta reader and its
+ * rows packed on the host) against a plain Delta table of the same rows (its files decoded by the
+ * GPU's Parquet scan). Both tables are written here from {@code generate}'s lineitem, the same way:
+ * the plain one without the rows {@code DELETE} names, the other whole, then those rows deleted
+ * with deletion vectors on. Q1 runs on each in turns, in one process, each run from reading the
+ * table's log to the result rows; prints each run, the medians and their ratio. The issue's rule:
+ * deletion vectors on the GPU scan are worth building if the ratio is above 2.
  *
  * <pre>
  *   DeltaBenchmark LINEITEM WORK_DIR RUNS [DELETE]    DELETE: default "l_orderkey % 1000 = 1"

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link DeltaInputTest}'s tables on the GPU path: etl's kernels over each equal Spark SQL over
  * Spark's own read of the table, and each takes the input path its route gives: a plain table's
  * files (also after an update, a schema evolution, and an older version) are decoded by the GPU's
- * Parquet scan, a table with deletion vectors comes as Spark's rows (after Spark's filter of the
- * deleted rows), a table under column mapping as Spark's columnar batches. It fails, never skips,
- * where the executor does not run on a GPU.
+ * Parquet scan, a table with deletion vectors too (the rows its vectors list dropped on the device,
+ * whole row groups of them among them), a table under column mapping as Spark's columnar batches.
+ * It fails, never skips, where the executor does not run on a GPU.
  */
 @Tag("gpu")
 public class DeltaInputGpuTest {
@@ -113,10 +113,33 @@ public class DeltaInputGpuTest {
   }
 
   @Test
-  void aTableWithDeletionVectorsComesAsSparksRows() {
+  void aTableWithDeletionVectorsIsDecodedByTheGpusParquetScanItsRowsDropped() {
     Path t = tmp.resolve("vectors");
     DeltaTables.withDeletionVectors(lineitem, t, "l_orderkey % 3 = 0");
-    sameAsSpark("vectors", t, OptionalLong.empty(), InputPath.ROWS);
+    sameAsSpark("vectors", t, OptionalLong.empty(), InputPath.PARQUET);
+  }
+
+  @Test
+  void wholeRowGroupsDeletedGiveEmptyBatchesOnTheGpusParquetScan() {
+    Path t = tmp.resolve("vectors-sorted");
+    // One file of small row groups in key order: the range deleted covers whole row groups (each
+    // a batch of its own here), the other keys some rows of every group.
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    String before = hadoop.get("parquet.block.size");
+    hadoop.setInt("parquet.block.size", 16 * 1024);
+    try {
+      DeltaTables.withDeletionVectors(
+          lineitem.orderBy("l_orderkey").coalesce(1),
+          t,
+          "l_orderkey between 2000 and 6000 or l_linenumber = 2");
+    } finally {
+      if (before == null) {
+        hadoop.unset("parquet.block.size");
+      } else {
+        hadoop.set("parquet.block.size", before);
+      }
+    }
+    sameAsSpark("vectors_sorted", t, OptionalLong.empty(), InputPath.PARQUET);
   }
 
   @Test

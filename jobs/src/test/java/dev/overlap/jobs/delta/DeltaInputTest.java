@@ -158,10 +158,15 @@ public class DeltaInputTest {
   void aTableWithDeletionVectorsIsReadBySparksDeltaReader() throws Exception {
     String text = etlEqualsSpark("vectors", vectors, OptionalLong.empty());
     assertTrue(text.contains(DELTA_READER), text);
-    assertTrue(text.matches("(?s).*: \\d+ of \\d+ files have deletion vectors.*"), text);
+    assertTrue(
+        text.matches(
+            "(?s).*: \\d+ of \\d+ files have deletion vectors .*, which the GPU's Parquet scan"
+                + " applies to the files it decodes.*"),
+        text);
     DeltaInput in = DeltaInput.read(spark, vectors.toString(), OptionalLong.empty());
     assertFalse(in.asParquetFiles());
-    // Spark's filter of the rows the vectors mark: Spark's rows are the input, not a scan.
+    // Spark's filter of the rows the vectors mark over Delta's scan: not a plain columnar plan
+    // (the executor takes the scan under it: DeletionVectorScansTest, DeltaInputGpuTest).
     assertNull(ColumnarPlans.columnar(plan(in.rows())));
     long deleted = lineitem.where(DELETED).count();
     assertTrue(deleted > 0);
@@ -175,7 +180,7 @@ public class DeltaInputTest {
   @Test
   void aRenamedColumnUnderColumnMappingIsReadBySparksDeltaReader() {
     String text = etlEqualsSpark("renamed", renamed, OptionalLong.empty());
-    assertTrue(text.contains(DELTA_READER + " (the row or columnar input): its columns are"), text);
+    assertTrue(text.contains(DELTA_READER + ": its columns are"), text);
     assertTrue(text.contains("(column mapping, mode name)"), text);
     DeltaInput in = DeltaInput.read(spark, renamed.toString(), OptionalLong.empty());
     ColumnarPlans.Columnar c = ColumnarPlans.columnar(plan(in.rows()));

@@ -2,6 +2,7 @@ package dev.overlap.executor.input.parquet;
 
 import ai.rapids.cudf.ByteRange;
 import ai.rapids.cudf.HybridScanReader;
+import dev.overlap.executor.input.delta.DeletedRows;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,8 @@ import java.util.function.Supplier;
  *     split batch) takes a reader of its own
  * @param decoded whether {@code reader} has decoded already; shared by the pieces cut from this
  *     one, which use the same reader
+ * @param deleted the rows of the file its Delta table deleted, dropped once decoded; null when none
+ *     are
  */
 public record ChunkPiece(
     HybridScanReader reader,
@@ -37,7 +40,8 @@ public record ChunkPiece(
     FileColumns columns,
     String file,
     Supplier<HybridScanReader> freshReader,
-    AtomicBoolean decoded) {
+    AtomicBoolean decoded,
+    DeletedRows deleted) {
 
   /** The same chunks, {@code by} bytes earlier in their buffer. */
   ChunkPiece moved(long by) {
@@ -56,7 +60,8 @@ public record ChunkPiece(
         columns,
         file,
         freshReader,
-        decoded);
+        decoded,
+        deleted);
   }
 
   /**
@@ -90,7 +95,8 @@ public record ChunkPiece(
         columns,
         file,
         freshReader,
-        decoded);
+        decoded,
+        deleted);
   }
 
   private int indexOf(long offset, long size) {

@@ -1,5 +1,6 @@
 package dev.overlap.executor.input.parquet;
 
+import dev.overlap.executor.input.delta.DeletedRows;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -12,7 +13,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * What a task reads of one file split on the GPU path: the row groups whose midpoints fall in the
- * split and, per row group, the byte ranges of the columns read.
+ * split and, per row group, the byte ranges of the columns read; and the rows its Delta table
+ * deleted, when a deletion vector lists some.
  */
 public final class FilePlan {
   /** The codecs cuDF's Parquet reader decompresses on the GPU. */
@@ -29,12 +31,19 @@ public final class FilePlan {
   private final ParquetFooter footer;
   private final FileColumns columns;
   private final int[] rowGroups;
+  private final DeletedRows deleted;
 
-  private FilePlan(FileSplit split, ParquetFooter footer, FileColumns columns, int[] rowGroups) {
+  private FilePlan(
+      FileSplit split,
+      ParquetFooter footer,
+      FileColumns columns,
+      int[] rowGroups,
+      DeletedRows deleted) {
     this.split = split;
     this.footer = footer;
     this.columns = columns;
     this.rowGroups = rowGroups;
+    this.deleted = deleted;
   }
 
   /**
@@ -52,7 +61,13 @@ public final class FilePlan {
         java.util.Arrays.stream(footer.rowGroupsOf(split.start(), split.length()))
             .filter(rg -> footer.metadata().getBlocks().get(rg).getRowCount() > 0)
             .toArray();
-    FilePlan plan = new FilePlan(split, footer, columns, rowGroups);
+    DeletedRows deleted = null;
+    if (split.deletionVector() != null) {
+      long[] groupRows =
+          footer.metadata().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).toArray();
+      deleted = DeletedRows.load(split.deletionVector(), groupRows, conf);
+    }
+    FilePlan plan = new FilePlan(split, footer, columns, rowGroups, deleted);
     for (int rg : rowGroups) {
       for (ColumnChunkMetaData c : plan.chunks(rg)) {
         if (c.isEncrypted()) {
@@ -83,6 +98,11 @@ public final class FilePlan {
 
   public FileColumns columns() {
     return columns;
+  }
+
+  /** The rows of the file its Delta table deleted; null when none are. */
+  public DeletedRows deleted() {
+    return deleted;
   }
 
   /** The split's row groups, indices in the file, in file order. */

@@ -1,5 +1,6 @@
 package dev.overlap.executor.input.parquet;
 
+import dev.overlap.executor.input.delta.DeletionVector;
 import java.io.Serializable;
 
 /**
@@ -10,9 +11,21 @@ import java.io.Serializable;
  * @param length bytes in the split
  * @param fileSize the file's size when Spark listed it
  * @param modificationTime the file's modification time when Spark listed it
+ * @param deletionVector the rows of the file a Delta table deleted; null when none are
  */
-public record FileSplit(String path, long start, long length, long fileSize, long modificationTime)
+public record FileSplit(
+    String path,
+    long start,
+    long length,
+    long fileSize,
+    long modificationTime,
+    DeletionVector deletionVector)
     implements Serializable {
+  /** A split of a file whose every row is read. */
+  public FileSplit(String path, long start, long length, long fileSize, long modificationTime) {
+    this(path, start, length, fileSize, modificationTime, null);
+  }
+
   /** The file name alone, for messages. */
   public String fileName() {
     int slash = path.lastIndexOf('/');

@@ -13,6 +13,7 @@ import ai.rapids.cudf.Table;
 import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.gpu.DeviceMemory;
 import dev.overlap.executor.gpu.GpuHealth;
+import dev.overlap.executor.input.delta.DeviceKeep;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.Resources;
 import dev.overlap.executor.types.ColumnType;
@@ -27,9 +28,10 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The kernel's input from Parquet chunks: decoded with cuDF's Parquet reader on the compute
  * thread's stream, then made the kernel's declared types (a cast where the file's type is narrower,
- * nulls for a column a file lacks). A batch of several row groups whose decode or kernel did not
- * fit is split on the device ({@link DeviceChunks#halves}). A file whose pages cuDF cannot decode
- * throws {@link DecodeFailed}, and is read on the host.
+ * nulls for a column a file lacks), the rows a Delta table's deletion vector lists dropped. A batch
+ * of several row groups whose decode or kernel did not fit is split on the device ({@link
+ * DeviceChunks#halves}). A file whose pages cuDF cannot decode throws {@link DecodeFailed}, and is
+ * read on the host.
  */
 public final class ParquetDecode implements KernelInput<DeviceChunks> {
   private final StructType schema;
@@ -89,7 +91,12 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
           try (HybridScanReader fresh = again ? p.freshReader().get() : null;
               Table decoded =
                   (again ? fresh : p.reader()).materializeAllColumns(p.rowGroups(), slices)) {
-            parts.add(arrange(decoded, p.columns(), p.rows(), p.file()));
+            Table arranged = arrange(decoded, p.columns(), p.rows(), p.file());
+            // A Delta table's deleted rows leave once decoded (DeviceKeep owns arranged now).
+            parts.add(
+                p.deleted() == null
+                    ? arranged
+                    : DeviceKeep.rows(arranged, p.deleted().keep(p.rowGroups(), p.groupRows())));
           } catch (RuntimeException e) {
             // Not the GPU's fault: the file is read on the host instead. Out of device memory and
             // fatal CUDA errors go on as they are (a retry, a split, the fence).

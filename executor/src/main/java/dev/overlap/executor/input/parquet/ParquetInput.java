@@ -1,5 +1,7 @@
 package dev.overlap.executor.input.parquet;
 
+import dev.overlap.executor.input.delta.DeletionVector;
+import dev.overlap.executor.input.delta.DeltaFormat;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -35,7 +37,8 @@ public final class ParquetInput implements Serializable {
 
   /**
    * The GPU path's view of {@code scan}, whose columns {@code names} the kernel reads as {@code
-   * kernelInput}; null when the scan's partitions are not file partitions.
+   * kernelInput}; null when the scan's partitions are not file partitions. A scan of a Delta table
+   * with deletion vectors gives each file's vector with it.
    */
   public static ParquetInput of(
       FileSourceScanExec scan, String[] names, StructType kernelInput, SparkSession spark) {
@@ -43,6 +46,8 @@ public final class ParquetInput implements Serializable {
     if (!(rdd instanceof FileScanRDD files)) {
       return null;
     }
+    // A Delta table's scan with deletion vectors: each file's vector comes with the file.
+    String table = DeltaFormat.deletionVectorTable(scan.relation().fileFormat());
     List<FilePartition> parts = CollectionConverters.asJava(files.filePartitions());
     FileSplit[][] splits = new FileSplit[parts.size()][];
     for (FilePartition p : parts) {
@@ -50,13 +55,21 @@ public final class ParquetInput implements Serializable {
       FileSplit[] s = new FileSplit[fs.length];
       for (int i = 0; i < fs.length; i++) {
         PartitionedFile f = fs[i];
+        DeletionVector dv = null;
+        if (table != null) {
+          if (!DeltaFormat.dropsListedRows(f)) {
+            return null; // a vector that keeps the rows it lists (a change feed's read)
+          }
+          dv = DeltaFormat.deletionVector(f, table);
+        }
         s[i] =
             new FileSplit(
                 f.toPath().toUri().toString(),
                 f.start(),
                 f.length(),
                 f.fileSize(),
-                f.modificationTime());
+                f.modificationTime(),
+                dv);
       }
       splits[p.index()] = s;
     }

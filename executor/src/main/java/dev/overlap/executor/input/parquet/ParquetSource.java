@@ -223,7 +223,8 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           plan.columns(),
           plan.split().path(),
           () -> reader(plan),
-          new java.util.concurrent.atomic.AtomicBoolean());
+          new java.util.concurrent.atomic.AtomicBoolean(),
+          plan.deleted());
     } catch (IOException | RuntimeException | Error e) {
       reader.close();
       throw e;

@@ -1,0 +1,204 @@
+package dev.overlap.executor.plan;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.overlap.executor.input.delta.DeletedRows;
+import dev.overlap.executor.input.delta.DeltaFormat;
+import dev.overlap.executor.input.delta.KeptRows;
+import dev.overlap.executor.input.parquet.FilePlan;
+import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.testing.LocalSession;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.DeltaParquetFileFormat;
+import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Delta table with deletion vectors, written by delta-spark with several row groups a file, as
+ * the GPU's Parquet scan plans it: Delta's scan is found under its filter, each file's vector is
+ * read back as exactly the rows the delete named (by their index in the file), the keep masks of
+ * the row groups keep every other row, and the host's path over Spark's batches keeps the rows
+ * Spark's Delta reader gives. A table whose files hold other column names is not taken.
+ */
+class DeletionVectorScansTest {
+  private static final String DELETED = "id % 7 = 3 or (id >= 20000 and id < 26000)";
+  private static SparkSession spark;
+  private static String table;
+  private static String mapped;
+
+  @BeforeAll
+  static void start() throws Exception {
+    spark =
+        LocalSession.start(
+            "local[2]",
+            "deletion-vectors",
+            "spark.sql.extensions",
+            "io.delta.sql.DeltaSparkSessionExtension",
+            "spark.sql.catalog.spark_catalog",
+            "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+            "spark.databricks.delta.snapshotPartitions",
+            "1");
+    // Small row groups: a file's rows lie in several of them.
+    spark.sparkContext().hadoopConfiguration().setInt("parquet.block.size", 64 * 1024);
+    Path root = Files.createTempDirectory("overlap-dv");
+    table = root.resolve("t").toString();
+    Dataset<Row> rows =
+        spark
+            .range(0, 60_000)
+            .selectExpr("id", "cast(id % 11 as int) as n", "concat('v', id) as s")
+            .coalesce(2);
+    rows.write().format("delta").save(table);
+    spark.sql(
+        "ALTER TABLE delta.`"
+            + table
+            + "` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+    spark.sql("DELETE FROM delta.`" + table + "` WHERE " + DELETED);
+    mapped = root.resolve("m").toString();
+    rows.write().format("delta").save(mapped);
+    spark.sql(
+        "ALTER TABLE delta.`"
+            + mapped
+            + "` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true',"
+            + " 'delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '3',"
+            + " 'delta.minWriterVersion' = '7')");
+    spark.sql("ALTER TABLE delta.`" + mapped + "` RENAME COLUMN n TO m");
+    spark.sql("DELETE FROM delta.`" + mapped + "` WHERE " + DELETED);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  private static ColumnarPlans.Columnar found(Dataset<Row> df) {
+    var qe = ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution();
+    if (!DeletionVectorScans.inLogicalPlan(qe.optimizedPlan())) {
+      return null;
+    }
+    return DeletionVectorScans.beforePreparations(qe.sparkPlan());
+  }
+
+  @Test
+  void deltasMarkingColumnIsTheOneNamedHere() {
+    assertEquals(DeltaParquetFileFormat.IS_ROW_DELETED_COLUMN_NAME(), DeltaFormat.DELETED_COLUMN);
+  }
+
+  @Test
+  void theScanUnderDeltasFilterIsFoundWithItsColumnsAndMark() {
+    Dataset<Row> df = spark.read().format("delta").load(table).select("s", "id");
+    ColumnarPlans.Columnar c = found(df);
+    assertNotNull(c);
+    assertNotNull(c.parquetScan(), c.plan().toString());
+    assertArrayEquals(new String[] {"s", "id"}, c.names());
+    assertTrue(c.deletedColumn() >= 0);
+    assertEquals(DeltaFormat.DELETED_COLUMN, c.plan().output().apply(c.deletedColumn()).name());
+    // Spark's own filter over the scan is not a plain columnar plan: the rows path, as before.
+    assertNull(
+        ColumnarPlans.columnar(
+            ((org.apache.spark.sql.classic.Dataset<Row>) df).queryExecution().executedPlan()));
+    // A computed column or a filter of the user's own: not taken.
+    assertNull(found(spark.read().format("delta").load(table).selectExpr("id + 1 as x")));
+    assertNull(found(spark.read().format("delta").load(table).where("id > 5")));
+  }
+
+  @Test
+  void aTableWhoseFilesHoldOtherColumnNamesIsNotTaken() {
+    Dataset<Row> df = spark.read().format("delta").load(mapped).select("id", "m");
+    assertEquals(60_000 - spark.range(0, 60_000).where(DELETED).count(), df.count());
+    assertNull(found(df));
+  }
+
+  @Test
+  void eachFilesVectorListsTheDeletedRowsAndTheMasksKeepTheRest() throws Exception {
+    Dataset<Row> df = spark.read().format("delta").load(table).select("id", "n");
+    ColumnarPlans.Columnar c = found(df);
+    FileSourceScanExec scan = c.parquetScan();
+    ParquetInput in =
+        ParquetInput.of(scan, c.names(), new StructType().add("id", "long").add("n", "int"), spark);
+    assertNotNull(in);
+    // The truth: the deleted rows' indices in each file, from Spark's plain read of the files.
+    Map<String, List<Long>> truth = new TreeMap<>();
+    Map<String, DeletedRows> seen = new HashMap<>();
+    long kept = 0;
+    long groups = 0;
+    int partitions = scan.inputRDD().getNumPartitions();
+    for (int p = 0; p < partitions; p++) {
+      for (FilePlan plan : in.plan(p)) {
+        assertNotNull(plan.deleted(), plan.split().fileName() + " has a deletion vector");
+        seen.put(plan.split().path(), plan.deleted());
+        long[] rows = new long[plan.rowGroups().length];
+        for (int g = 0; g < rows.length; g++) {
+          rows[g] = plan.rows(plan.rowGroups()[g]);
+        }
+        boolean[] keep = plan.deleted().keep(plan.rowGroups(), rows);
+        groups += rows.length;
+        for (boolean k : keep == null ? new boolean[0] : keep) {
+          kept += k ? 1 : 0;
+        }
+      }
+    }
+    assertTrue(groups > 2 * seen.size(), groups + " row groups in " + seen.size() + " files");
+    assertEquals(df.count(), kept);
+    for (Row r :
+        spark
+            .read()
+            .parquet(seen.keySet().toArray(new String[0]))
+            .where(DELETED)
+            .selectExpr("_metadata.file_path", "_metadata.row_index")
+            .collectAsList()) {
+      truth.computeIfAbsent(r.getString(0), k -> new ArrayList<>()).add(r.getLong(1));
+    }
+    assertEquals(seen.size(), truth.size());
+    for (Map.Entry<String, DeletedRows> e : seen.entrySet()) {
+      List<Long> want = truth.get(e.getKey());
+      assertNotNull(want, e.getKey());
+      long[] w = want.stream().mapToLong(Long::longValue).sorted().toArray();
+      assertArrayEquals(w, e.getValue().positions(), e.getKey());
+    }
+  }
+
+  @Test
+  void theHostsPathKeepsTheRowsSparksDeltaReaderGives() {
+    Dataset<Row> df = spark.read().format("delta").load(table).select("n", "id");
+    ColumnarPlans.Columnar c = found(df);
+    int[] cols = c.columns();
+    int marked = c.deletedColumn();
+    List<Long> ids =
+        c.plan()
+            .executeColumnar()
+            .toJavaRDD()
+            .mapPartitions(
+                it -> {
+                  List<Long> out = new ArrayList<>();
+                  KeptRows rows = new KeptRows(it, cols, marked);
+                  while (rows.hasNext()) {
+                    var r = rows.next();
+                    assertEquals(2, r.numFields());
+                    out.add(r.getLong(1) * 100 + r.getInt(0));
+                  }
+                  return out.iterator();
+                })
+            .collect();
+    List<Long> want =
+        df.collectAsList().stream().map(r -> r.getLong(1) * 100 + r.getInt(0)).sorted().toList();
+    assertEquals(want, ids.stream().sorted().toList());
+  }
+}
