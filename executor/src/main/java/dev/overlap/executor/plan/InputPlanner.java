@@ -7,7 +7,6 @@ import dev.overlap.executor.input.rapids.RapidsBatches;
 import dev.overlap.executor.trace.Diagnostics;
 import java.util.Optional;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.slf4j.Logger;
@@ -47,7 +46,7 @@ final class InputPlanner {
       SparkPlan plan = s.ds().queryExecution().executedPlan();
       rapids = RapidsInput.whyNot(s.sparkConf(), mode, enabled, plan, onClassPath);
       if (rapids == null || rapids.isPresent()) {
-        columnar = ColumnarPlans.columnar(plan);
+        columnar = columnarOrDeltaScan(s, plan);
       }
     }
     if (s.report() != null && rapids != null) {
@@ -78,7 +77,7 @@ final class InputPlanner {
               columnar != null ? RapidsInput.WRITE_OWN_SCAN : RapidsInput.WRITE_NOT_TAKEN);
     }
     if (columnar == null) {
-      columnar = ColumnarPlans.columnar(s.ds().queryExecution().executedPlan());
+      columnar = columnarOrDeltaScan(s, s.ds().queryExecution().executedPlan());
     }
     return columnarOrRows(s, columnar);
   }
@@ -97,6 +96,10 @@ final class InputPlanner {
         scan == null
             ? null
             : ParquetInput.of(scan, columnar.names(), s.in(), s.ds().sparkSession());
+    if (parquet == null && columnar.deletedColumn() >= 0) {
+      // Delta's scan still holds the rows its vectors list: only Spark's filter drops them.
+      return rows(s);
+    }
     return parquet == null
         ? new PlannedInput.Columnar(columnar.plan().executeColumnar(), columnar.columns())
         : new PlannedInput.Parquet(
@@ -104,6 +107,30 @@ final class InputPlanner {
             columnar.columns(),
             columnar.deletedColumn(),
             parquet);
+  }
+
+  /**
+   * The columnar plan under {@code executed}, the input's prepared plan; else, for a Delta table
+   * with deletion vectors (Spark's filter of the rows they list over Delta's scan, which is no
+   * columnar plan), Delta's scan as {@link #deltaScan} finds it; else null.
+   */
+  private static ColumnarPlans.Columnar columnarOrDeltaScan(JobSetup s, SparkPlan executed) {
+    ColumnarPlans.Columnar c = ColumnarPlans.columnar(executed);
+    return c != null ? c : deltaScan(s.ds());
+  }
+
+  /**
+   * The scan of a Delta table with deletion vectors whose files the GPU's Parquet scan decodes, in
+   * Spark's plan before its preparations ({@link DeletionVectorScans}); null when the input is no
+   * such scan.
+   */
+  private static ColumnarPlans.Columnar deltaScan(org.apache.spark.sql.classic.Dataset<Row> ds) {
+    if (!DeletionVectorScans.inLogicalPlan(ds.queryExecution().optimizedPlan())) {
+      return null;
+    }
+    ColumnarPlans.Columnar dv =
+        DeletionVectorScans.beforePreparations(ds.queryExecution().sparkPlan());
+    return dv != null && dv.parquetScan() != null ? dv : null;
   }
 
   /**
@@ -116,14 +143,9 @@ final class InputPlanner {
    */
   private static ColumnarPlans.Columnar ownParquetScan(
       org.apache.spark.sql.classic.Dataset<Row> ds) {
-    LogicalPlan optimized = ds.queryExecution().optimizedPlan();
-    if (!RapidsInput.plainParquet(optimized)) {
+    if (!RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
       // A Delta table whose deletion vectors the GPU's scan applies, or no scan it decodes.
-      ColumnarPlans.Columnar dv =
-          DeletionVectorScans.inLogicalPlan(optimized)
-              ? DeletionVectorScans.beforePreparations(ds.queryExecution().sparkPlan())
-              : null;
-      return dv != null && dv.parquetScan() != null ? dv : null;
+      return deltaScan(ds);
     }
     long start = System.nanoTime();
     ColumnarPlans.Columnar own =

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.api.GpuPartitions;
 import dev.overlap.executor.input.delta.DeletedRows;
 import dev.overlap.executor.input.delta.DeltaFormat;
 import dev.overlap.executor.input.delta.KeptRows;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetInput;
 import dev.overlap.executor.testing.LocalSession;
+import dev.overlap.executor.testing.PassThroughKernel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -200,5 +202,23 @@ class DeletionVectorScansTest {
     List<Long> want =
         df.collectAsList().stream().map(r -> r.getLong(1) * 100 + r.getInt(0)).sorted().toList();
     assertEquals(want, ids.stream().sorted().toList());
+  }
+
+  @Test
+  void aKernelOverTheTablePlansDeltasScanAndReadsTheKeptRowsWithoutAGpu() {
+    Dataset<Row> df = spark.read().format("delta").load(table).select("id", "n");
+    PlannedInput planned = InputPlanner.forMap(JobSetup.of(df, new PassThroughKernel(), null));
+    assertTrue(planned instanceof PlannedInput.Parquet, planned.getClass().getName());
+    assertTrue(((PlannedInput.Parquet) planned).deletedColumn() >= 0);
+    // Here no GPU: every task reads the host's path, the rows Delta's marking column keeps.
+    List<Long> out =
+        GpuPartitions.map(df, new PassThroughKernel()).collectAsList().stream()
+            .map(r -> r.getLong(0) * 100 + r.getInt(1))
+            .sorted()
+            .toList();
+    List<Long> want =
+        df.collectAsList().stream().map(r -> r.getLong(0) * 100 + r.getInt(1)).sorted().toList();
+    assertEquals(want, out);
+    assertEquals(60_000 - spark.range(0, 60_000).where(DELETED).count(), out.size());
   }
 }
