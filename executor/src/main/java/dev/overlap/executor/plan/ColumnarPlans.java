@@ -1,6 +1,6 @@
 package dev.overlap.executor.plan;
 
-import dev.overlap.executor.input.delta.DeltaFormat;
+import dev.overlap.executor.input.parquet.delta.DeltaFormat;
 import dev.overlap.executor.task.Iterators;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -1,6 +1,6 @@
 package dev.overlap.executor.plan;
 
-import dev.overlap.executor.input.delta.DeltaFormat;
+import dev.overlap.executor.input.parquet.delta.DeltaFormat;
 import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;

@@ -1,8 +1,8 @@
 package dev.overlap.executor.plan;
 
 import ai.rapids.cudf.Table;
-import dev.overlap.executor.input.delta.KeptRows;
 import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.input.parquet.delta.KeptRows;
 import dev.overlap.executor.task.TaskInput;
 import java.io.Serializable;
 import java.util.Iterator;

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.api.GpuPartitions;
-import dev.overlap.executor.input.delta.DeletedRows;
-import dev.overlap.executor.input.delta.DeltaFormat;
-import dev.overlap.executor.input.delta.KeptRows;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetInput;
+import dev.overlap.executor.input.parquet.delta.DeletedRows;
+import dev.overlap.executor.input.parquet.delta.DeltaFormat;
+import dev.overlap.executor.input.parquet.delta.KeptRows;
 import dev.overlap.executor.testing.LocalSession;
 import dev.overlap.executor.testing.PassThroughKernel;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.overlap.jobs.delta;
 
-import dev.overlap.executor.input.delta.DeltaFormat;
+import dev.overlap.executor.input.parquet.delta.DeltaFormat;
 import dev.overlap.jobs.cli.UsageException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +28,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * widened since older files were written, and no other reader feature changes the files' meaning.
  * Otherwise Spark's Delta reader reads the table, and the line the summary shows says why. Where
  * deletion vectors are the only reason, the GPU's Parquet scan still decodes the files and drops
- * the rows the vectors list on the device (the executor's {@code input/delta}); other reasons take
- * the row or columnar input.
+ * the rows the vectors list on the device (the executor's {@code input/parquet/delta}); other
+ * reasons take the row or columnar input.
  */
 public final class DeltaInput {
   private final Dataset<Row> rows;

@@ -2,7 +2,7 @@ package dev.overlap.executor.input.parquet;
 
 import ai.rapids.cudf.ByteRange;
 import ai.rapids.cudf.HybridScanReader;
-import dev.overlap.executor.input.delta.DeletedRows;
+import dev.overlap.executor.input.parquet.delta.DeletedRows;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.overlap.executor.input.parquet;
 
-import dev.overlap.executor.input.delta.DeletedRows;
+import dev.overlap.executor.input.parquet.delta.DeletedRows;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;

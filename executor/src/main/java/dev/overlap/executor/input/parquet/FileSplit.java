@@ -1,6 +1,6 @@
 package dev.overlap.executor.input.parquet;
 
-import dev.overlap.executor.input.delta.DeletionVector;
+import dev.overlap.executor.input.parquet.delta.DeletionVector;
 import java.io.Serializable;
 
 /**

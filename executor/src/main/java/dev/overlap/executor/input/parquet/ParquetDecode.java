@@ -13,7 +13,7 @@ import ai.rapids.cudf.Table;
 import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.gpu.DeviceMemory;
 import dev.overlap.executor.gpu.GpuHealth;
-import dev.overlap.executor.input.delta.DeviceKeep;
+import dev.overlap.executor.input.parquet.delta.DeviceKeep;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.resource.Resources;
 import dev.overlap.executor.types.ColumnType;

@@ -1,7 +1,7 @@
 package dev.overlap.executor.input.parquet;
 
-import dev.overlap.executor.input.delta.DeletionVector;
-import dev.overlap.executor.input.delta.DeltaFormat;
+import dev.overlap.executor.input.parquet.delta.DeletionVector;
+import dev.overlap.executor.input.parquet.delta.DeltaFormat;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;

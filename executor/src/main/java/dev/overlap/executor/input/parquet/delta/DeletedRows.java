@@ -1,4 +1,4 @@
-package dev.overlap.executor.input.delta;
+package dev.overlap.executor.input.parquet.delta;
 
 import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
