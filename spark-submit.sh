@@ -451,13 +451,30 @@ heap=()
 classpath="$(cat "$here/jobs/target/spark-classpath.txt")"
 [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]] && classpath="$classpath:$OVERLAP_RAPIDS_JAR"
 # Spark's classes as this Java loaded them in a run at build time (a class-data archive, made by
-# the build's training run with OVERLAP_CDS_DUMP): the JVM maps them instead of loading them again,
-# which takes a quarter off a short run. An archive older than the jars, or one this Java cannot
-# use, is left aside without a word; delete it to start without one.
+# the build's training runs with OVERLAP_CDS_DUMP): the JVM maps them instead of loading them
+# again, which takes a quarter off a short run. A heap of 32 GB or more turns Java's compressed
+# pointers off, and an archive maps only into a JVM like the one that made it: such a driver takes
+# the archive made without them. An archive older than the jars, or one this Java cannot use, is
+# left aside without a word; delete jobs/target/overlap-cds*.jsa to start without one.
+heap_mib=0
+if [[ "$driver_memory" =~ ^([0-9]+)([kKmMgGtT]?)$ ]]; then
+  case "${BASH_REMATCH[2]}" in
+    k | K) heap_mib=$((BASH_REMATCH[1] / 1024)) ;;
+    m | M) heap_mib=${BASH_REMATCH[1]} ;;
+    g | G) heap_mib=$((BASH_REMATCH[1] * 1024)) ;;
+    t | T) heap_mib=$((BASH_REMATCH[1] * 1048576)) ;;
+    *) heap_mib=$((BASH_REMATCH[1] / 1048576)) ;;
+  esac
+fi
 archive="$here/jobs/target/overlap-cds.jsa"
+nocoops=()
+if [[ "${OVERLAP_CDS_DUMP:-}" == nocoops ]] || ((heap_mib >= 32768)); then
+  archive="$here/jobs/target/overlap-cds-nocoops.jsa"
+  [[ -n "${OVERLAP_CDS_DUMP:-}" ]] && nocoops=(-XX:-UseCompressedOops)
+fi
 cds=()
 if [[ -n "${OVERLAP_CDS_DUMP:-}" ]]; then
-  cds=(-XX:ArchiveClassesAtExit="$archive.tmp" -Xlog:cds=off,cds+dynamic=off)
+  cds=(${nocoops[@]+"${nocoops[@]}"} -XX:ArchiveClassesAtExit="$archive.tmp" -Xlog:cds=off,cds+dynamic=off)
 elif [[ -f "$archive" && "$archive" -nt "$jobs_jar" && "$archive" -nt "$here/jobs/target/spark-classpath.txt" ]]; then
   cds=(-XX:SharedArchiveFile="$archive" -Xlog:cds=off,cds+dynamic=off)
 fi
@@ -467,9 +484,14 @@ command=("$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" ${cds[@]+"${cds
   --master "${master:-local[*]}" "${common[@]}" ${spark_args[@]+"${spark_args[@]}"}
   "${app[@]}" ${job_args[@]+"${job_args[@]}"})
 if [[ -n "${OVERLAP_CDS_DUMP:-}" ]]; then
-  # The build's training run: the archive takes its place once complete.
+  # The build's training run: the archive takes its place once complete. Without one, runs start
+  # as they would anyway: a failed training run is one line, not a failed build.
   rm -f "$archive" "$archive.tmp"
-  "${command[@]}" || exit $?
+  if ! "${command[@]}"; then
+    rm -f "$archive.tmp"
+    echo "spark-submit.sh: no class-data archive made: its training run failed (log: $log_file)" >&2
+    exit 0
+  fi
   mv "$archive.tmp" "$archive"
   exit 0
 fi

@@ -191,17 +191,6 @@ public final class OverlapConf {
                   + " why the RAPIDS batches were not taken.")
           .enumConf(RapidsInputMode.class, RapidsInputMode.AUTO);
 
-  public static final ConfigEntry<Boolean> KERNEL_WARM_UP =
-      ConfigEntry.builder(PREFIX + "driver.kernelWarmUp")
-          .doc(
-              "Where the driver has the executor's GPU (local mode), run a job's kernels once on"
-                  + " a few made-up rows on a thread of their own while the job plans its queries"
-                  + " (the etl job's Q1 and Q6), so that the first query does not pay for loading"
-                  + " the GPU code its kernels use. A query waits for it a few seconds at most;"
-                  + " its time goes to the run's log.")
-          .readAtDriverStart()
-          .booleanConf(true);
-
   public static final ConfigEntry<Boolean> PLANNER_WARM_UP =
       ConfigEntry.builder(PREFIX + "driver.plannerWarmUp")
           .doc(
@@ -269,7 +258,6 @@ public final class OverlapConf {
           PARQUET_BATCH_BYTES,
           RAPIDS_INPUT,
           PLANNER_WARM_UP,
-          KERNEL_WARM_UP,
           TRACE_DIR,
           DEBUG_TRACK_BATCHES);
 

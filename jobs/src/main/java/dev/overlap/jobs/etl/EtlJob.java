@@ -64,13 +64,11 @@ public final class EtlJob {
     KernelQueries.Planned k6 = null;
     PipelineReport r1 = null;
     PipelineReport r6 = null;
-    KernelWarmUp warmUp = null;
     if (engine.equals(SPARK_SQL)) {
       q1 = SqlQueries.q1(lineitem, shape);
       steps[2] = System.nanoTime();
       q6 = SqlQueries.q6(lineitem, shape);
     } else if (engine.equals(OVERLAP)) {
-      warmUp = KernelWarmUp.etl(lineitem, shape); // on this JVM's GPU while the queries plan
       r1 = PipelineReport.create(spark);
       k1 = KernelQueries.planQ1(lineitem, shape, r1);
       steps[2] = System.nanoTime();
@@ -103,9 +101,6 @@ public final class EtlJob {
           (steps[3] - steps[2]) / 1_000_000,
           (steps[4] - steps[3]) / 1_000_000,
           (steps[5] - steps[4]) / 1_000_000);
-      if (warmUp != null) {
-        warmUp.await();
-      }
       t = summary.phaseSince("plan", t, "input listed, its schema read and checked");
       // Each query runs to its cached result on its own, so that its time is its own.
       try (PhaseProgress p = PhaseProgress.start(spark, "etl Q1")) {
