@@ -452,23 +452,17 @@ classpath="$(cat "$here/jobs/target/spark-classpath.txt")"
 [[ -n "${OVERLAP_RAPIDS_JAR:-}" ]] && classpath="$classpath:$OVERLAP_RAPIDS_JAR"
 # Spark's classes as this Java loaded them in a run at build time (a class-data archive, made by
 # the build's training runs with OVERLAP_CDS_DUMP): the JVM maps them instead of loading them
-# again, which takes a quarter off a short run. A heap of 32 GB or more turns Java's compressed
-# pointers off, and an archive maps only into a JVM like the one that made it: such a driver takes
-# the archive made without them. An archive older than the jars, or one this Java cannot use, is
-# left aside without a word; delete jobs/target/overlap-cds*.jsa to start without one.
-heap_mib=0
-if [[ "$driver_memory" =~ ^([0-9]+)([kKmMgGtT]?)$ ]]; then
-  case "${BASH_REMATCH[2]}" in
-    k | K) heap_mib=$((BASH_REMATCH[1] / 1024)) ;;
-    m | M) heap_mib=${BASH_REMATCH[1]} ;;
-    g | G) heap_mib=$((BASH_REMATCH[1] * 1024)) ;;
-    t | T) heap_mib=$((BASH_REMATCH[1] * 1048576)) ;;
-    *) heap_mib=$((BASH_REMATCH[1] / 1048576)) ;;
-  esac
-fi
+# again, which takes a quarter off a short run. A heap of about 32 GB or more turns Java's
+# compressed pointers off (it keeps them up to a little under 32 GB), and an archive maps only into
+# a JVM like the one that made it: such a driver takes the archive made without them (made only on
+# a machine with room for such a heap). An archive older than the jars, or one this Java cannot
+# use, is left aside without a word; delete jobs/target/overlap-cds*.jsa to start without one.
+coops_max=$(((32 << 30) - (64 << 20)))
+big_heap=0
+[[ -n "$driver_memory" && "$(bytes_of "$driver_memory")" -gt "$coops_max" ]] && big_heap=1
 archive="$here/jobs/target/overlap-cds.jsa"
 nocoops=()
-if [[ "${OVERLAP_CDS_DUMP:-}" == nocoops ]] || ((heap_mib >= 32768)); then
+if [[ "${OVERLAP_CDS_DUMP:-}" == nocoops ]] || ((big_heap)); then
   archive="$here/jobs/target/overlap-cds-nocoops.jsa"
   [[ -n "${OVERLAP_CDS_DUMP:-}" ]] && nocoops=(-XX:-UseCompressedOops)
 fi
@@ -487,12 +481,17 @@ if [[ -n "${OVERLAP_CDS_DUMP:-}" ]]; then
   # The build's training run: the archive takes its place once complete. Without one, runs start
   # as they would anyway: a failed training run is one line, not a failed build.
   rm -f "$archive" "$archive.tmp"
-  if ! "${command[@]}"; then
-    rm -f "$archive.tmp"
-    echo "spark-submit.sh: no class-data archive made: its training run failed (log: $log_file)" >&2
+  machine="$(machine_memory)"
+  if [[ "$OVERLAP_CDS_DUMP" == nocoops && -n "$machine" && "$machine" -le "$coops_max" ]]; then
+    echo "spark-submit.sh: no class-data archive for a heap of 32 GB or more: this machine has less memory"
     exit 0
   fi
-  mv "$archive.tmp" "$archive"
+  if "${command[@]}" && [[ -f "$archive.tmp" ]]; then
+    mv "$archive.tmp" "$archive"
+  else
+    rm -f "$archive.tmp"
+    echo "spark-submit.sh: no class-data archive made: its training run failed (log: $log_file)" >&2
+  fi
   exit 0
 fi
 exec "${command[@]}"

@@ -55,7 +55,12 @@ class DeletionVectorScansTest {
             "spark.sql.catalog.spark_catalog",
             "org.apache.spark.sql.delta.catalog.DeltaCatalog",
             "spark.databricks.delta.snapshotPartitions",
-            "1");
+            "1",
+            // Files split across partitions: a split's rows start inside its file.
+            "spark.sql.files.maxPartitionBytes",
+            "131072",
+            "spark.sql.files.openCostInBytes",
+            "0");
     // Small row groups: a file's rows lie in several of them.
     spark.sparkContext().hadoopConfiguration().setInt("parquet.block.size", 64 * 1024);
     Path root = Files.createTempDirectory("overlap-dv");
@@ -136,45 +141,69 @@ class DeletionVectorScansTest {
     ParquetInput in =
         ParquetInput.of(scan, c.names(), new StructType().add("id", "long").add("n", "int"), spark);
     assertNotNull(in);
+    List<FilePlan> plans = new ArrayList<>();
+    for (int p = 0; p < scan.inputRDD().getNumPartitions(); p++) {
+      plans.addAll(in.plan(p));
+    }
     // The truth: the deleted rows' indices in each file, from Spark's plain read of the files.
     Map<String, List<Long>> truth = new TreeMap<>();
-    Map<String, DeletedRows> seen = new HashMap<>();
-    long kept = 0;
-    long groups = 0;
-    int partitions = scan.inputRDD().getNumPartitions();
-    for (int p = 0; p < partitions; p++) {
-      for (FilePlan plan : in.plan(p)) {
-        assertNotNull(plan.deleted(), plan.split().fileName() + " has a deletion vector");
-        seen.put(plan.split().path(), plan.deleted());
-        long[] rows = new long[plan.rowGroups().length];
-        for (int g = 0; g < rows.length; g++) {
-          rows[g] = plan.rows(plan.rowGroups()[g]);
-        }
-        boolean[] keep = plan.deleted().keep(plan.rowGroups(), rows);
-        groups += rows.length;
-        for (boolean k : keep == null ? new boolean[0] : keep) {
-          kept += k ? 1 : 0;
-        }
-      }
-    }
-    assertTrue(groups > 2 * seen.size(), groups + " row groups in " + seen.size() + " files");
-    assertEquals(df.count(), kept);
+    String[] files = plans.stream().map(p -> p.split().path()).distinct().toArray(String[]::new);
     for (Row r :
         spark
             .read()
-            .parquet(seen.keySet().toArray(new String[0]))
+            .parquet(files)
             .where(DELETED)
             .selectExpr("_metadata.file_path", "_metadata.row_index")
             .collectAsList()) {
       truth.computeIfAbsent(r.getString(0), k -> new ArrayList<>()).add(r.getLong(1));
     }
-    assertEquals(seen.size(), truth.size());
-    for (Map.Entry<String, DeletedRows> e : seen.entrySet()) {
-      List<Long> want = truth.get(e.getKey());
-      assertNotNull(want, e.getKey());
-      long[] w = want.stream().mapToLong(Long::longValue).sorted().toArray();
-      assertArrayEquals(w, e.getValue().positions(), e.getKey());
+    assertEquals(files.length, truth.size());
+    assertTrue(
+        plans.stream().anyMatch(p -> p.split().start() > 0), "files split across partitions");
+    long kept = 0;
+    Map<String, Integer> groupsSeen = new HashMap<>();
+    for (FilePlan plan : plans) {
+      DeletedRows d = plan.deleted();
+      assertNotNull(d, plan.split().fileName() + " has a deletion vector");
+      long[] want =
+          truth.get(plan.split().path()).stream().mapToLong(Long::longValue).sorted().toArray();
+      assertArrayEquals(want, d.positions(), plan.split().path());
+      // Each row group's first row in the file: the rows of the groups before it.
+      int all = plan.footer().metadata().getBlocks().size();
+      long[] starts = new long[all + 1];
+      for (int g = 0; g < all; g++) {
+        starts[g + 1] = starts[g] + plan.rows(g);
+      }
+      int[] groups = plan.rowGroups();
+      long[] rows = new long[groups.length];
+      for (int g = 0; g < groups.length; g++) {
+        rows[g] = plan.rows(groups[g]);
+      }
+      boolean[] keep = d.keep(groups, rows);
+      List<Boolean> expected = new ArrayList<>();
+      for (int g : groups) {
+        for (long r = starts[g]; r < starts[g + 1]; r++) {
+          expected.add(java.util.Arrays.binarySearch(want, r) < 0);
+        }
+      }
+      List<Boolean> got = new ArrayList<>();
+      for (int i = 0; i < expected.size(); i++) {
+        got.add(keep == null || keep[i]);
+      }
+      assertEquals(expected, got, plan.split() + " groups " + java.util.Arrays.toString(groups));
+      long dropped = got.stream().filter(k -> !k).count();
+      assertEquals(dropped, d.count(groups));
+      kept += got.size() - dropped;
+      groupsSeen.merge(plan.split().path(), groups.length, Integer::sum);
     }
+    for (FilePlan plan : plans) {
+      assertEquals(
+          plan.footer().metadata().getBlocks().size(),
+          groupsSeen.get(plan.split().path()),
+          "every row group of " + plan.split().fileName() + " once");
+      assertTrue(groupsSeen.get(plan.split().path()) > 2, "several row groups a file");
+    }
+    assertEquals(df.count(), kept);
   }
 
   @Test

@@ -91,12 +91,11 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
           try (HybridScanReader fresh = again ? p.freshReader().get() : null;
               Table decoded =
                   (again ? fresh : p.reader()).materializeAllColumns(p.rowGroups(), slices)) {
-            Table arranged = arrange(decoded, p.columns(), p.rows(), p.file());
-            // A Delta table's deleted rows leave once decoded (DeviceKeep owns arranged now).
-            parts.add(
-                p.deleted() == null
-                    ? arranged
-                    : DeviceKeep.rows(arranged, p.deleted().keep(p.rowGroups(), p.groupRows())));
+            // A Delta table's deleted rows leave once decoded: the mask first, so that nothing
+            // can fail between the table's making and DeviceKeep taking it.
+            boolean[] keep =
+                p.deleted() == null ? null : p.deleted().keep(p.rowGroups(), p.groupRows());
+            parts.add(DeviceKeep.rows(arrange(decoded, p.columns(), p.rows(), p.file()), keep));
           } catch (RuntimeException e) {
             // Not the GPU's fault: the file is read on the host instead. Out of device memory and
             // fatal CUDA errors go on as they are (a retry, a split, the fence).

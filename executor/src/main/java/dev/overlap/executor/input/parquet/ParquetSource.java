@@ -77,6 +77,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
       long used = 0;
       long rows = 0;
       long device = 0;
+      long deleted = 0;
       while (file < files.size()) {
         FilePlan plan = files.get(file);
         int[] groups = plan.rowGroups();
@@ -125,6 +126,9 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
         }
         int[] take = java.util.Arrays.copyOfRange(groups, from, to);
         pieces.add(read(plan, take, buffer, at));
+        if (plan.deleted() != null) {
+          deleted += plan.deleted().count(take); // decoded, then dropped on the device
+        }
         if (from == 0) {
           filesRead++;
         }
@@ -135,7 +139,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           break; // this file has more row groups than fit
         }
       }
-      rowsRead += rows;
+      rowsRead += rows - deleted;
       compressedRead += used;
       return new ChunkBatch(buffer, giveBack, pieces, rows, used, device, decodeNanos);
     } catch (IOException e) {
@@ -272,6 +276,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
     return file < files.size();
   }
 
+  /** Rows of the input read so far; a Delta table's deleted rows are not counted. */
   @Override
   public long rowsRead() {
     return rowsRead;

@@ -14,6 +14,7 @@ import org.apache.spark.sql.delta.storage.dv.DeletionVectorStore$;
 public final class DeletedRows {
   private final long[] positions;
   private final long[] groupStarts;
+  private final long[] groupRows;
 
   /**
    * @param positions the deleted rows' indices in the file, ascending
@@ -21,6 +22,7 @@ public final class DeletedRows {
    */
   public DeletedRows(long[] positions, long[] groupRows) {
     this.positions = positions;
+    this.groupRows = groupRows.clone();
     this.groupStarts = new long[groupRows.length];
     long at = 0;
     for (int g = 0; g < groupRows.length; g++) {
@@ -51,6 +53,21 @@ public final class DeletedRows {
     return positions.clone();
   }
 
+  /** How many of the rows of row groups {@code groups} (indices in the file) are deleted. */
+  public long count(int[] groups) {
+    long n = 0;
+    for (int g : groups) {
+      n += indexOf(groupStarts[g] + groupRows[g]) - indexOf(groupStarts[g]);
+    }
+    return n;
+  }
+
+  /** The index of the first deleted row at or after row {@code row} of the file. */
+  private int indexOf(long row) {
+    int k = Arrays.binarySearch(positions, row);
+    return k < 0 ? -k - 1 : k;
+  }
+
   /**
    * Which rows of row groups {@code groups} (indices in the file, in the order they are decoded,
    * holding {@code groupRows} rows each) are kept, in that order; null when all are.
@@ -62,8 +79,7 @@ public final class DeletedRows {
     for (int i = 0; i < groups.length; i++) {
       long first = groupStarts[groups[i]];
       long end = first + groupRows[i];
-      int k = Arrays.binarySearch(positions, first);
-      for (k = k < 0 ? -k - 1 : k; k < positions.length && positions[k] < end; k++) {
+      for (int k = indexOf(first); k < positions.length && positions[k] < end; k++) {
         if (keep == null) {
           keep = new boolean[Math.toIntExact(total)];
           Arrays.fill(keep, true);
