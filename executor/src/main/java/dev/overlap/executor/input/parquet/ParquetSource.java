@@ -126,9 +126,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
         }
         int[] take = java.util.Arrays.copyOfRange(groups, from, to);
         pieces.add(read(plan, take, buffer, at));
-        if (plan.deleted() != null) {
-          deleted += plan.deleted().count(take); // decoded, then dropped on the device
-        }
+        deleted += plan.deleted() == null ? 0 : plan.deleted().count(take); // dropped once decoded
         if (from == 0) {
           filesRead++;
         }
