@@ -9,14 +9,11 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
-import org.apache.spark.sql.catalyst.plans.logical.Project;
-import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.FilterExec;
 import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
-import org.apache.spark.sql.execution.datasources.LogicalRelation;
+import org.apache.spark.sql.execution.datasources.FileFormat;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -35,14 +32,8 @@ final class DeletionVectorScans {
    * most a selection of columns (Delta's planner adds its filter of deleted rows later).
    */
   static boolean inLogicalPlan(LogicalPlan plan) {
-    LogicalPlan p = plan;
-    while (p instanceof Project || p instanceof SubqueryAlias) {
-      p = p.children().head();
-    }
-    return p instanceof LogicalRelation r
-        && r.relation() instanceof HadoopFsRelation fs
-        && DeltaFormat.isDelta(fs.fileFormat())
-        && DeltaFormat.plainFiles(fs.fileFormat());
+    FileFormat f = RapidsInput.filesRead(plan);
+    return f != null && DeltaFormat.isDelta(f) && DeltaFormat.plainFiles(f);
   }
 
   /**

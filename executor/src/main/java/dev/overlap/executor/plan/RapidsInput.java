@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.datasources.FileFormat;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.types.DataType;
@@ -125,13 +126,22 @@ public final class RapidsInput {
    * ColumnarPlans#columnar}).
    */
   static boolean plainParquet(LogicalPlan plan) {
+    FileFormat f = filesRead(plan);
+    return f != null && ColumnarPlans.isPlainParquet(f);
+  }
+
+  /**
+   * The format of the files an optimized logical plan reads, when it is one file relation under at
+   * most projections and aliases; else null.
+   */
+  static FileFormat filesRead(LogicalPlan plan) {
     LogicalPlan p = plan;
     while (p instanceof Project || p instanceof SubqueryAlias) {
       p = p.children().head();
     }
-    return p instanceof LogicalRelation r
-        && r.relation() instanceof HadoopFsRelation fs
-        && ColumnarPlans.isPlainParquet(fs.fileFormat());
+    return p instanceof LogicalRelation r && r.relation() instanceof HadoopFsRelation fs
+        ? fs.fileFormat()
+        : null;
   }
 
   /**
