@@ -2,6 +2,7 @@ package dev.overlap.executor.plan;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,11 +22,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.spark.paths.SparkPath;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.delta.DeltaParquetFileFormat;
+import org.apache.spark.sql.delta.RowIndexFilterType;
 import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -249,5 +254,57 @@ class DeletionVectorScansTest {
         df.collectAsList().stream().map(r -> r.getLong(0) * 100 + r.getInt(1)).sorted().toList();
     assertEquals(want, out);
     assertEquals(60_000 - spark.range(0, 60_000).where(DELETED).count(), out.size());
+  }
+
+  private static PartitionedFile file(Map<String, Object> meta) {
+    scala.collection.immutable.Map<String, Object> m =
+        scala.collection.immutable.Map$.MODULE$.empty();
+    for (Map.Entry<String, Object> e : meta.entrySet()) {
+      m = m.updated(e.getKey(), e.getValue());
+    }
+    return new PartitionedFile(
+        InternalRow.empty(),
+        SparkPath.fromUrlString("file:/t/part-0.parquet"),
+        0,
+        10,
+        new String[0],
+        0L,
+        10L,
+        m);
+  }
+
+  @Test
+  void aVectorThatKeepsTheRowsItListsIsLeftToDeltasReader() {
+    String id = DeltaParquetFileFormat.FILE_ROW_INDEX_FILTER_ID_ENCODED();
+    String type = DeltaParquetFileFormat.FILE_ROW_INDEX_FILTER_TYPE();
+    assertTrue(DeltaFormat.dropsListedRows(file(Map.of())));
+    assertNull(DeltaFormat.deletionVector(file(Map.of()), "/t"));
+    PartitionedFile drops = file(Map.of(id, "abc", type, RowIndexFilterType.IF_CONTAINED));
+    assertTrue(DeltaFormat.dropsListedRows(drops));
+    assertEquals("abc", DeltaFormat.deletionVector(drops, "/t").descriptor());
+    // A change feed's read keeps the rows a vector lists: not the GPU's scan.
+    PartitionedFile keeps = file(Map.of(id, "abc", type, RowIndexFilterType.IF_NOT_CONTAINED));
+    assertFalse(DeltaFormat.dropsListedRows(keeps));
+    assertFalse(DeltaFormat.dropsListedRows(file(Map.of(id, "abc"))));
+  }
+
+  @Test
+  void aPartitionedTableWithDeletionVectorsIsNotTaken() throws Exception {
+    String partitioned = Files.createTempDirectory("overlap-dv-parts").resolve("p").toString();
+    spark
+        .range(0, 3000)
+        .selectExpr("id", "cast(id % 3 as int) as k")
+        .write()
+        .format("delta")
+        .partitionBy("k")
+        .save(partitioned);
+    spark.sql(
+        "ALTER TABLE delta.`"
+            + partitioned
+            + "` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+    spark.sql("DELETE FROM delta.`" + partitioned + "` WHERE id % 5 = 0");
+    Dataset<Row> df = spark.read().format("delta").load(partitioned).select("id");
+    assertEquals(2400, df.count());
+    assertNull(found(df), "its partition values come from the log");
   }
 }
