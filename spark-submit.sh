@@ -456,7 +456,9 @@ classpath="$(cat "$here/jobs/target/spark-classpath.txt")"
 # compressed pointers off (it keeps them up to a little under 32 GB), and an archive maps only into
 # a JVM like the one that made it: such a driver takes the archive made without them (made only on
 # a machine with room for such a heap). An archive older than the jars, or one this Java cannot
-# use, is left aside without a word; delete jobs/target/overlap-cds*.jsa to start without one.
+# use, is left aside without a word; delete jobs/target/overlap-cds*.jsa to start without one. An
+# archive of another size than the training run wrote (a copy cut short) is never mapped: Java
+# would crash on it.
 coops_max=$(((32 << 30) - (64 << 20)))
 big_heap=0
 [[ -n "$driver_memory" && "$(bytes_of "$driver_memory")" -gt "$coops_max" ]] && big_heap=1
@@ -468,8 +470,10 @@ if [[ "${OVERLAP_CDS_DUMP:-}" == nocoops ]] || ((big_heap)); then
 fi
 cds=()
 if [[ -n "${OVERLAP_CDS_DUMP:-}" ]]; then
-  cds=(${nocoops[@]+"${nocoops[@]}"} -XX:ArchiveClassesAtExit="$archive.tmp" -Xlog:cds=off,cds+dynamic=off)
-elif [[ -f "$archive" && "$archive" -nt "$jobs_jar" && "$archive" -nt "$here/jobs/target/spark-classpath.txt" ]]; then
+  # Each training run writes its own file: two builds at once never share one half written.
+  cds=(${nocoops[@]+"${nocoops[@]}"} -XX:ArchiveClassesAtExit="$archive.tmp.$$" -Xlog:cds=off,cds+dynamic=off)
+elif [[ -f "$archive" && "$archive" -nt "$jobs_jar" && "$archive" -nt "$here/jobs/target/spark-classpath.txt" &&
+  "$(wc -c <"$archive" | tr -d ' ')" == "$(cat "$archive.size" 2>/dev/null)" ]]; then
   cds=(-XX:SharedArchiveFile="$archive" -Xlog:cds=off,cds+dynamic=off)
 fi
 command=("$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" ${cds[@]+"${cds[@]}"}
@@ -480,18 +484,22 @@ command=("$java_bin" ${heap[@]+"${heap[@]}"} "${jvm_options[@]}" ${cds[@]+"${cds
 if [[ -n "${OVERLAP_CDS_DUMP:-}" ]]; then
   # The build's training run: the archive takes its place once complete. Without one, runs start
   # as they would anyway: a failed training run is one line, not a failed build.
-  rm -f "$archive" "$archive.tmp"
+  rm -f "$archive" "$archive.size"
   machine="$(machine_memory)"
   if [[ "$OVERLAP_CDS_DUMP" == nocoops && -n "$machine" && "$machine" -le "$coops_max" ]]; then
     echo "spark-submit.sh: no class-data archive for a heap of 32 GB or more: this machine has less memory"
     exit 0
   fi
-  if "${command[@]}" && [[ -f "$archive.tmp" ]]; then
-    mv "$archive.tmp" "$archive"
-  else
-    rm -f "$archive.tmp"
+  if ! "${command[@]}"; then
     echo "spark-submit.sh: no class-data archive made: its training run failed (log: $log_file)" >&2
+  elif [[ ! -s "$archive.tmp.$$" ]]; then
+    echo "spark-submit.sh: no class-data archive made: this Java wrote none (a runtime without a base archive needs 'java -Xshare:dump' first)" >&2
+  else
+    wc -c <"$archive.tmp.$$" | tr -d ' ' >"$archive.size.tmp.$$"
+    mv "$archive.tmp.$$" "$archive"
+    mv "$archive.size.tmp.$$" "$archive.size"
   fi
+  rm -f "$archive.tmp.$$" "$archive.size.tmp.$$"
   exit 0
 fi
 exec "${command[@]}"

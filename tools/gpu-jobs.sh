@@ -3,7 +3,8 @@
 # their outputs. Meant for a GPU machine that received the bundle (run it through
 # `bash .gpu-bundle/recv.sh run bash tools/gpu-jobs.sh`), where spark-submit.sh finds the Spark
 # jars through jobs/target/spark-classpath.txt, written here from the bundle.
-#   tools/gpu-jobs.sh [step ...]   steps: etl etl-host (Parquet decoded on the host) etl-cpu
+#   tools/gpu-jobs.sh [step ...]   steps: cds (the class-data archive, for the steps after it)
+#                                  etl etl-host (Parquet decoded on the host) etl-cpu
 #                                  features features-cpu compare-etl compare-features (default:
 #                                  all), etl-metrics (etl with the event log, under $OUT/eventlog,
 #                                  and Spark's console sink), features-pageable (results copied back into pageable
@@ -29,8 +30,15 @@ mkdir -p "$out" jobs/target/cudf
 export OVERLAP_PREBUILT=1
 if [[ -n "${GPU_BUNDLE_CP:-}" ]]; then
   # The bundle's jars, minus test-only ones, are the Spark classpath; cuDF is shipped on its own.
+  # Written only when it changes, and the jars copied with their times kept: spark-submit.sh takes
+  # a class-data archive only when it is newer than both, so a second call keeps the one it made.
   tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '\.jar$' | grep -v -e '/cudf-' -e junit -e scalatest \
-    -e opentest4j -e apiguardian | paste -sd: - >jobs/target/spark-classpath.txt
+    -e opentest4j -e apiguardian | paste -sd: - >jobs/target/spark-classpath.new
+  if cmp -s jobs/target/spark-classpath.new jobs/target/spark-classpath.txt; then
+    rm jobs/target/spark-classpath.new
+  else
+    mv jobs/target/spark-classpath.new jobs/target/spark-classpath.txt
+  fi
   cudf="$(tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '/cudf-.*\.jar$' | head -1)"
   [[ -e "jobs/target/cudf/$(basename "$cudf")" ]] || ln -s "$cudf" jobs/target/cudf/
   # The project's jars as spark-submit.sh finds them after a build: the jobs jar, and in lib/ what
@@ -39,8 +47,8 @@ if [[ -n "${GPU_BUNDLE_CP:-}" ]]; then
   for j in "$GPU_BUNDLE_APP"/*/overlap-*.jar; do
     case "$j" in *-sources.jar | *-javadoc.jar | *-tests.jar) continue ;; esac
     case "$(basename "$j")" in
-      overlap-jobs-*) cp "$j" jobs/target/ ;;
-      overlap-executor-* | overlap-ml-*) cp "$j" jobs/target/lib/ ;;
+      overlap-jobs-*) cp -p "$j" jobs/target/ ;;
+      overlap-executor-* | overlap-ml-*) cp -p "$j" jobs/target/lib/ ;;
     esac
   done
   tr ':' '\n' <<<"$GPU_BUNDLE_CP" | grep '/tpch-[^/]*\.jar$' | xargs -r cp -t jobs/target/lib/
@@ -77,6 +85,17 @@ steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(etl etl-cpu features features-cpu compare-etl compare-features)
 for step in "${steps[@]}"; do
   case "$step" in
+    cds)
+      # The class-data archive spark-submit.sh starts Java with (the build makes it on a build
+      # machine; none travels with the bundle). The bundle's jlink runtime has no base archive,
+      # which a dynamic archive needs: those are made first. The training run uses this script's
+      # driver heap, so the archive is the one its runs take (without compressed pointers at 32 GB
+      # or more).
+      lib="$(dirname "$(dirname "$(command -v java)")")/lib/server"
+      [[ -f "$lib/classes.jsa" ]] || java -Xshare:dump >"$out/cds-base.log" 2>&1
+      [[ -f "$lib/classes_nocoops.jsa" ]] || java -XX:-UseCompressedOops -Xshare:dump >>"$out/cds-base.log" 2>&1
+      OVERLAP_CDS_DUMP=1 run cds-train etl --output /tmp/cds-train --overwrite "${mem[@]}"
+      ls -l jobs/target/overlap-cds*.jsa 2>&1 | tee -a "$out/summary.txt" ;;
     etl) run etl-gpu etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-gpu --overwrite "${mem[@]}" ;;
     etl-metrics)
       # etl with the event log and Spark's console sink (every second): the stage accumulators and

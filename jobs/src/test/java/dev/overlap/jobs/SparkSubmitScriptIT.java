@@ -179,6 +179,55 @@ public class SparkSubmitScriptIT {
   }
 
   @Test
+  void aClassDataArchiveCutShortIsLeftAside() throws Exception {
+    // Java 17 crashes (SIGBUS) on an archive cut short, whatever -Xlog says: the script must map
+    // only an archive of the size its training run wrote.
+    Path built = Shell.ROOT.resolve("jobs/target");
+    Path archive = built.resolve("overlap-cds.jsa");
+    assertTrue(Files.isRegularFile(archive), "the build makes " + archive);
+    assertEquals(
+        String.valueOf(Files.size(archive)),
+        Files.readString(built.resolve("overlap-cds.jsa.size")).strip(),
+        "the training run records the archive's size");
+    // A checkout of links to the built one, its archive a copy cut short beside the size recorded.
+    Path checkout = Files.createDirectories(tmp.resolve("checkout"));
+    Files.copy(Shell.ROOT.resolve("spark-submit.sh"), checkout.resolve("spark-submit.sh"));
+    Files.createSymbolicLink(checkout.resolve("conf"), Shell.ROOT.resolve("conf"));
+    Path target = Files.createDirectories(checkout.resolve("jobs/target"));
+    try (var files = Files.list(built)) {
+      for (Path f : files.toList()) {
+        String name = f.getFileName().toString();
+        if (name.equals("lib")
+            || name.equals("cudf")
+            || name.equals("spark-classpath.txt")
+            || name.matches("overlap-jobs-.*\\.jar")) {
+          Files.createSymbolicLink(target.resolve(name), f);
+        }
+      }
+    }
+    byte[] head = new byte[3000];
+    try (var in = Files.newInputStream(archive)) {
+      assertEquals(head.length, in.readNBytes(head, 0, head.length));
+    }
+    Files.write(target.resolve("overlap-cds.jsa"), head);
+    Files.copy(built.resolve("overlap-cds.jsa.size"), target.resolve("overlap-cds.jsa.size"));
+    // The job's own refusal of its input: Java started, and ran to the end.
+    Shell.oneLine(
+        Shell.run(
+            List.of(
+                "/bin/bash",
+                checkout.resolve("spark-submit.sh").toString(),
+                "etl",
+                "--input",
+                "no/such/lineitem"),
+            Map.of("OVERLAP_PREBUILT", "1"),
+            tmp,
+            120),
+        2,
+        "input path 'no/such/lineitem' does not exist");
+  }
+
+  @Test
   void aSourceEditedSinceTheBuildIsRebuilt() throws Exception {
     // A checkout whose jars are older than one of its sources, with an mvn that records its call.
     Path checkout = Files.createDirectories(tmp.resolve("checkout"));
