@@ -91,7 +91,7 @@ for step in "${steps[@]}"; do
       # which a dynamic archive needs: those are made first. The training run uses this script's
       # driver heap, so the archive is the one its runs take (without compressed pointers at 32 GB
       # or more).
-      lib="$(dirname "$(dirname "$(command -v java)")")/lib/server"
+      lib="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")/lib/server"
       [[ -f "$lib/classes.jsa" ]] || java -Xshare:dump >"$out/cds-base.log" 2>&1
       [[ -f "$lib/classes_nocoops.jsa" ]] || java -XX:-UseCompressedOops -Xshare:dump >>"$out/cds-base.log" 2>&1
       OVERLAP_CDS_DUMP=1 run cds-train etl --output /tmp/cds-train --overwrite "${mem[@]}"
