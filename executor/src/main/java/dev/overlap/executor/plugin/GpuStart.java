@@ -9,9 +9,12 @@ import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.pipeline.StageListener;
 import dev.overlap.executor.trace.Diagnostics;
 import dev.overlap.executor.trace.TraceRecorder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.spark.resource.ResourceInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -215,8 +218,33 @@ record GpuStart(
     return Optional.empty();
   }
 
-  /** Device 0 when CUDA sees one, else why not. The first CUDA call loads cuDF's native code. */
+  /**
+   * Files of which one exists wherever an NVIDIA driver can serve CUDA: the kernel module's version
+   * (Linux, also before the device files are made), the control device (a container given GPUs),
+   * WSL2's GPU device.
+   */
+  static final List<Path> DRIVER_SIGNS =
+      List.of(
+          Path.of("/proc/driver/nvidia/version"), Path.of("/dev/nvidiactl"), Path.of("/dev/dxg"));
+
+  /** Device 0 when CUDA sees one, else why not. */
   static DeviceChoice probeDevice() {
+    return probeDevice(DRIVER_SIGNS);
+  }
+
+  /**
+   * Device 0 when CUDA sees one, else why not. The first CUDA call loads cuDF's native code, which
+   * unpacks about 400 MB of libraries into a temporary file (2 to 3 s of CPU): where none of {@code
+   * driverSigns} exists no driver can answer, so it is not made.
+   */
+  static DeviceChoice probeDevice(List<Path> driverSigns) {
+    if (driverSigns.stream().noneMatch(Files::exists)) {
+      return new DeviceChoice(
+          Optional.empty(),
+          "no CUDA device is visible (no NVIDIA driver: none of "
+              + driverSigns.stream().map(Path::toString).collect(Collectors.joining(", "))
+              + " exists)");
+    }
     try {
       return ai.rapids.cudf.Cuda.getDeviceCount() > 0
           ? DeviceChoice.of(0)
