@@ -322,16 +322,20 @@ find_jobs_jar() {
   done
   return 0
 }
+# When this script's last build began: Maven rewrites a module's jar only when that module
+# changed, so after an edit in executor/ or ml/ the jobs jar keeps its older time.
+built_stamp="$here/jobs/target/overlap-built.stamp"
 # A source or pom edited since the jars were built: the first one found, or nothing.
 # OVERLAP_PREBUILT=1 skips the check, for jars built elsewhere and shipped with the sources
 # (tools/gpu-jobs.sh on a machine without Maven).
 changed_source() {
-  local d
+  local d since="$jobs_jar"
   [[ "${OVERLAP_PREBUILT:-}" == 1 ]] && return 0
+  [[ -f "$built_stamp" && "$built_stamp" -nt "$jobs_jar" ]] && since="$built_stamp"
   for d in "$here/pom.xml" "$here/executor/pom.xml" "$here/ml/pom.xml" "$here/jobs/pom.xml" \
     "$here/executor/src/main" "$here/ml/src/main" "$here/jobs/src/main"; do
     [[ -e "$d" ]] || continue
-    find "$d" -type f -newer "$jobs_jar" -print -quit 2>/dev/null
+    find "$d" -type f -newer "$since" -print -quit 2>/dev/null
   done | head -1
 }
 jobs_jar="$(find_jobs_jar)"
@@ -351,6 +355,8 @@ if [[ -z "$jobs_jar" || -n "$stale" || ! -d "$here/jobs/target/lib" || ! -f "$he
   build_log="$log_dir/build-$(date +%Y%m%d-%H%M%S).log"
   echo "spark-submit.sh: $why (mvn -DskipTests package -pl jobs -am, a few minutes; log: $build_log)" >&2
   started=$SECONDS
+  # Stamped before the build: a source edited while it runs is still newer afterwards.
+  mkdir -p "$here/jobs/target" && touch "$built_stamp.new"
   # Maven's module lines as progress, with the time so far.
   # Only the jobs and what they are built from (not the recipe checks' module).
   if ! (cd "$here" && mvn -B -ntp -DskipTests package -pl jobs -am 2>&1) | tee "$build_log" |
@@ -363,6 +369,7 @@ if [[ -z "$jobs_jar" || -n "$stale" || ! -d "$here/jobs/target/lib" || ! -f "$he
     die "the build failed (full log: $build_log)"
   fi
   echo "  built in $((SECONDS - started)) s" >&2
+  mv -f "$built_stamp.new" "$built_stamp"
   jobs_jar="$(find_jobs_jar)"
 fi
 # The jobs' dependencies: the plugin (overlap-executor) and the feature encoder (overlap-ml) among

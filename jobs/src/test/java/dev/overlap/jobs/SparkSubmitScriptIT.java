@@ -228,38 +228,4 @@ public class SparkSubmitScriptIT {
         2,
         "input path 'no/such/lineitem' does not exist");
   }
-
-  @Test
-  void aSourceEditedSinceTheBuildIsRebuilt() throws Exception {
-    // A checkout whose jars are older than one of its sources, with an mvn that records its call.
-    Path checkout = Files.createDirectories(tmp.resolve("checkout"));
-    Files.copy(Shell.ROOT.resolve("spark-submit.sh"), checkout.resolve("spark-submit.sh"));
-    Path target = Files.createDirectories(checkout.resolve("jobs/target/lib"));
-    Path jar = Files.writeString(checkout.resolve("jobs/target/overlap-jobs-0.jar"), "");
-    Files.writeString(checkout.resolve("jobs/target/spark-classpath.txt"), "");
-    Path source = Files.createDirectories(checkout.resolve("jobs/src/main/java"));
-    Files.writeString(source.resolve("Edited.java"), "class Edited {}");
-    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(1_000_000L));
-    Path bin = Files.createDirectories(tmp.resolve("bin"));
-    Path mvn = bin.resolve("mvn");
-    Files.writeString(
-        mvn, "#!/bin/sh\necho called > " + tmp.resolve("mvn-called") + "\necho '[ERROR] no'\n");
-    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
-    Shell.Result r =
-        Shell.run(
-            List.of("/bin/bash", checkout.resolve("spark-submit.sh").toString(), "etl"),
-            Map.of("PATH", bin + ":" + System.getenv("PATH")),
-            tmp,
-            60);
-    assertTrue(
-        r.output()
-            .contains(
-                "spark-submit.sh: jobs/src/main/java/Edited.java changed since the last build:"
-                    + " rebuilding"),
-        r.output());
-    assertTrue(Files.exists(tmp.resolve("mvn-called")), "mvn was not run");
-    assertEquals(2, r.exitCode(), r.output());
-    assertTrue(r.output().contains("spark-submit.sh: the build failed"), r.output());
-    assertTrue(Files.isDirectory(target));
-  }
 }
