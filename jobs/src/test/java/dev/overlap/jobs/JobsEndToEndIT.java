@@ -64,24 +64,6 @@ public class JobsEndToEndIT {
     assertEtlOutput("etl");
   }
 
-  @Test
-  void etlWithTheSparkSqlEngineWritesTheSameResult() throws Exception {
-    Shell.Result r =
-        Shell.submit(
-            tmp, "etl", "--input", lineitem, "--output", "etl-sql", "--engine", "spark-sql");
-    assertEquals(0, r.exitCode(), r.output());
-    int at = r.output().indexOf("==== overlap etl ====");
-    assertTrue(at >= 0, r.output());
-    String summary = r.output().substring(at);
-    assertTrue(
-        summary.contains(
-            "\nengine         spark-sql (Spark SQL's aggregations, on Spark's own CPU"
-                + " operators)\n"),
-        summary);
-    assertFalse(summary.contains("\npath "), "no kernel ran:\n" + summary);
-    assertEtlOutput("etl-sql");
-  }
-
   /** etl's output in {@code dir}: Q1 and Q6 as Spark SQL gives them over lineitem. */
   private static void assertEtlOutput(String dir) {
     spark.read().parquet(lineitem).createOrReplaceTempView("lineitem");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The encoder's params as Spark ML's tuning uses them: {@code copy(ParamMap)} carries every one,
@@ -144,7 +146,8 @@ class FeatureParamsTest {
   }
 
   @Test
-  void trainValidationSplitAndCrossValidatorTuneTheEncodersOwnParams() {
+  void trainValidationSplitAndCrossValidatorTuneTheEncodersOwnParams(@TempDir Path dir)
+      throws Exception {
     FeatureEncoder encoder =
         new FeatureEncoder().setInputCols("x", "city").setOutputCol("features");
     LogisticRegression lr = new LogisticRegression().setLabelCol("label").setMaxIter(20);
@@ -178,6 +181,18 @@ class FeatureParamsTest {
     // A vocabulary of one and one of four give the regression different features to learn from.
     assertTrue(
         cv.avgMetrics()[0] != cv.avgMetrics()[2], java.util.Arrays.toString(cv.avgMetrics()));
+    // Saved and loaded, each tuning model scores new rows as the fitted one does.
+    Dataset<Row> later = FeatureVectorTest.rows(1500, 500, spark);
+    tvs.write().save(dir.resolve("tvs").toString());
+    FeatureTransformTest.assertSameRows(
+        tvs.transform(later).collectAsList(),
+        TrainValidationSplitModel.load(dir.resolve("tvs").toString())
+            .transform(later)
+            .collectAsList());
+    cv.write().save(dir.resolve("cv").toString());
+    FeatureTransformTest.assertSameRows(
+        cv.transform(later).collectAsList(),
+        CrossValidatorModel.load(dir.resolve("cv").toString()).transform(later).collectAsList());
   }
 
   /** The best model's encoder was fitted with the params of the setting of the best metric. */

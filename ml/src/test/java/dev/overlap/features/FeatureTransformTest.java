@@ -157,39 +157,6 @@ class FeatureTransformTest {
   }
 
   @Test
-  void aLoadedTuningModelGivesTheFittedOnesOutput(@TempDir Path dir) throws Exception {
-    Pipeline p = pipeline();
-    LogisticRegression lr = (LogisticRegression) p.getStages()[2];
-    var grid =
-        new org.apache.spark.ml.tuning.ParamGridBuilder()
-            .addGrid(lr.regParam(), new double[] {0.0, 0.1})
-            .build();
-    BinaryClassificationEvaluator auc = new BinaryClassificationEvaluator().setLabelCol("label");
-    var tvs =
-        new org.apache.spark.ml.tuning.TrainValidationSplit()
-            .setEstimator(p)
-            .setEvaluator(auc)
-            .setEstimatorParamMaps(grid)
-            .setSeed(7)
-            .fit(train);
-    tvs.write().save(dir.resolve("tvs").toString());
-    var tvsAgain =
-        org.apache.spark.ml.tuning.TrainValidationSplitModel.load(dir.resolve("tvs").toString());
-    assertSameRows(tvs.transform(test).collectAsList(), tvsAgain.transform(test).collectAsList());
-    var cv =
-        new org.apache.spark.ml.tuning.CrossValidator()
-            .setEstimator(p)
-            .setEvaluator(auc)
-            .setEstimatorParamMaps(grid)
-            .setNumFolds(2)
-            .setSeed(7)
-            .fit(train);
-    cv.write().save(dir.resolve("cv").toString());
-    var cvAgain = org.apache.spark.ml.tuning.CrossValidatorModel.load(dir.resolve("cv").toString());
-    assertSameRows(cv.transform(test).collectAsList(), cvAgain.transform(test).collectAsList());
-  }
-
-  @Test
   void anEvaluatorGivesTheSameAucTwice() {
     PipelineModel fitted = pipeline().fit(train);
     BinaryClassificationEvaluator auc = new BinaryClassificationEvaluator().setLabelCol("label");
