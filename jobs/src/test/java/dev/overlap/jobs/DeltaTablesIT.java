@@ -16,32 +16,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./spark-submit.sh etl|features --format delta} as a user runs them, on Delta tables
- * written here by delta-spark: the script ships Delta's jars and sets its extension, the job reads
- * the table's version and its output equals Spark SQL's over {@code spark.read.format("delta")}.
+ * {@code ./spark-submit.sh etl --format delta} as a user runs it, on a Delta table with deletion
+ * vectors written here by delta-spark: the script ships Delta's jars and sets its extension, the
+ * job reads the table's latest version and its output equals Spark SQL's over {@code
+ * spark.read.format("delta")}. One run through the script: versions, overwritten files and the
+ * features job over Delta tables are read by the same {@code JobInput} in process ({@code
+ * DeltaInputTest}).
  */
 public class DeltaTablesIT {
   @TempDir static Path tmp;
   static SparkSession spark;
-  static Dataset<Row> lineitem;
   static Path vectors;
-  static Path overwritten;
 
   @BeforeAll
   static void tables() {
     spark = DeltaTables.session(false);
-    lineitem = DeltaTables.lineitem(spark, 0.001, 2).cache();
+    Dataset<Row> lineitem = DeltaTables.lineitem(spark, 0.001, 2);
     vectors = tmp.resolve("vectors");
     DeltaTables.withDeletionVectors(lineitem, vectors, "l_orderkey % 3 = 0");
-    overwritten = tmp.resolve("overwritten");
-    DeltaTables.write(lineitem.select("l_quantity", "l_returnflag", "l_shipdate"), overwritten);
-    lineitem
-        .where("l_orderkey % 5 = 0")
-        .select("l_quantity", "l_returnflag", "l_shipdate")
-        .write()
-        .format("delta")
-        .mode("overwrite")
-        .save(overwritten.toString());
   }
 
   @AfterAll
@@ -71,27 +63,5 @@ public class DeltaTablesIT {
         spark.sql(String.format(Locale.ROOT, EtlInputs.Q6, "vectors")),
         spark.read().parquet(tmp.resolve("etl/q6").toString()),
         "Q6");
-  }
-
-  @Test
-  void featuresReadsAnOlderVersionsFilesOnly() throws Exception {
-    Shell.Result r =
-        Shell.submit(
-            tmp,
-            "features",
-            "--input",
-            overwritten.toString(),
-            "--format",
-            "delta",
-            "--version",
-            "0",
-            "--output",
-            "features");
-    assertEquals(0, r.exitCode(), r.output());
-    assertTrue(r.output().contains("version 0 (--version), "), r.output());
-    assertTrue(r.output().contains("read as plain Parquet files"), r.output());
-    // Version 0's rows only, though the folder also holds version 1's files.
-    assertEquals(
-        lineitem.count(), spark.read().parquet(tmp.resolve("features").toString()).count());
   }
 }
