@@ -51,7 +51,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     val report = PipelineReport.create(spark)
     val out = GpuPartitions.map(df, new AllTypesKernel, report)
     assert(out.schema == new AllTypesKernel().outputSchema(TestData.SCHEMA))
-    val expected = df.selectExpr(AllTypesKernel.SQL: _*)
+    val expected = df.selectExpr(AllTypesKernel.SQL.toIndexedSeq: _*)
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
     assert(report.cpuTasks == 4 && report.gpuTasks == 0)
     assert(report.rowsIn == 3000 && report.rowsOut == 3000)
@@ -78,7 +78,7 @@ class GpuPartitionsCpuPathSuite extends AnyFunSuite with BeforeAndAfterAll {
     val plan = df.asInstanceOf[org.apache.spark.sql.classic.Dataset[_]].queryExecution.executedPlan
     assert(ColumnarPlans.columnar(plan) != null, s"not a columnar scan:\n$plan")
     val out = GpuPartitions.map(df, new AllTypesKernel)
-    val expected = df.selectExpr(AllTypesKernel.SQL: _*)
+    val expected = df.selectExpr(AllTypesKernel.SQL.toIndexedSeq: _*)
     assert(TestData.sorted(out.collectAsList()) == TestData.sorted(expected.collectAsList()))
   }
 
