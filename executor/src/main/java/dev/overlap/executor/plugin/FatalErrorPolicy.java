@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * spark.overlap.gpu.onFatalError}: its GPU tasks fail saying so, and then either it exits so that
  * Spark starts a new executor ({@link OnFatalError#EXIT}, as the RAPIDS Accelerator does from its
  * {@code onTaskFailed}), or later tasks run as on an executor without a GPU ({@link
- * OnFatalError#CPU}). In local mode the executor is the driver: it never exits, and under EXIT
- * later GPU tasks fail.
+ * OnFatalError#CPU}). In local mode the executor is the driver: it never exits, and under EXIT too
+ * its later tasks run as on an executor without a GPU.
  */
 public final class FatalErrorPolicy {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
@@ -56,8 +56,8 @@ public final class FatalErrorPolicy {
             + ") so that Spark starts a new one ("
             + key
             + ")"
-        : "the executor is the driver (local mode), so it does not exit: its GPU tasks fail from now"
-            + " on; restart the application ("
+        : "the executor is the driver (local mode), which does not exit: its later tasks run as on"
+            + " one without a GPU; restart the application to use the GPU again ("
             + key
             + ")";
   }
@@ -81,13 +81,17 @@ public final class FatalErrorPolicy {
 
   /**
    * Before a task that wants the GPU goes the way of an executor without one: under EXIT a fenced
-   * GPU fails it instead; under CPU it goes that way, as {@link ExecutorState#status} says.
+   * GPU fails it instead, on an executor that exits; under CPU, and in local mode, it goes that
+   * way, as {@link ExecutorState#status} says.
    */
   public static void refuseIfFenced() {
     GpuHealth health = ExecutorState.health().orElse(null);
     OnFatalError mode =
         ExecutorState.conf().map(c -> c.get(OverlapConf.GPU_ON_FATAL_ERROR)).orElse(null);
-    if (health != null && health.fenced() && mode == OnFatalError.EXIT) {
+    if (health != null
+        && health.fenced()
+        && mode == OnFatalError.EXIT
+        && !"driver".equals(ExecutorState.executorId())) {
       throw new GpuFencedException(health.message(), null);
     }
   }

@@ -2,6 +2,7 @@ package dev.overlap.executor.plugin;
 
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.UnknownKeys;
+import dev.overlap.executor.gpu.FaultedFiles;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +53,17 @@ public final class OverlapDriverPlugin implements DriverPlugin {
       }
     }
     return extra;
+  }
+
+  /**
+   * An executor's message: a file whose decode failed fatally on its GPU ({@link FaultedFiles}).
+   */
+  @Override
+  public Object receive(Object message) {
+    if (message instanceof FaultedFiles.Fault f) {
+      FaultedFiles.received(f);
+    }
+    return null;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.overlap.executor.plugin;
 
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.resource.BatchTracker;
@@ -79,6 +80,14 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
             : new TraceRecorder(System.nanoTime(), TraceRecorder.DEFAULT_MAX_SPANS);
     trace = recorder;
     onFatal = policy;
+    FaultedFiles.link(
+        m -> {
+          try {
+            ctx.send(m);
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
     ExecutorMetrics.register(ctx.metricRegistry());
     // Spark starts spark.plugins.defaultList's plugins first, then spark.plugins'.
     String plugins =

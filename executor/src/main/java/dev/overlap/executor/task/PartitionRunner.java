@@ -42,6 +42,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
@@ -111,7 +112,14 @@ public final class PartitionRunner implements Serializable {
 
   /** The kernel's output rows of one partition: on the GPU, or by its CPU implementation. */
   public Iterator<InternalRow> map(TaskInput in) {
-    return useGpu() ? gpu(in, new RowsOutput(outSchema, kernel.name())) : cpu(in);
+    if (!useGpu()) {
+      return cpu(in);
+    }
+    RowsOutput out = new RowsOutput(outSchema, kernel.name());
+    // A Parquet partition's files can be read again: after a fatal GPU error, on the CPU.
+    return in instanceof TaskInput.Parquet p && kernel.cpu() != null
+        ? parquet(p, out, () -> cpu(in))
+        : gpu(in, out);
   }
 
   /**
@@ -137,7 +145,7 @@ public final class PartitionRunner implements Serializable {
     } else if (in instanceof TaskInput.Columnar c) {
       return packed(InputPath.COLUMNAR, w -> new ColumnarSource(c.batches(), w), out);
     } else if (in instanceof TaskInput.Parquet p) {
-      return parquet(p, out);
+      return parquet(p, out, null);
     }
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     return GpuTaskRun.drive(
@@ -154,9 +162,14 @@ public final class PartitionRunner implements Serializable {
     return gpuNotTaken == null && GpuOrCpu.useGpu(kernel, job());
   }
 
-  /** The GPU path of a Parquet partition, its results as {@code mode} makes them. */
+  /**
+   * The GPU path of a Parquet partition, its results as {@code mode} makes them.
+   *
+   * @param afterFault the partition's results without the GPU, taken when the GPU fails fatally
+   *     before the decode gave any ({@link FaultFallback}); null to fail the task then
+   */
   private <R extends ResultBatch<T>, T> Iterator<T> parquet(
-      TaskInput.Parquet in, TaskOutput<R, T> mode) {
+      TaskInput.Parquet in, TaskOutput<R, T> mode, Supplier<Iterator<T>> afterFault) {
     ParquetInput input = in.input();
     List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report);
     if (plans == null) {
@@ -165,6 +178,17 @@ public final class PartitionRunner implements Serializable {
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
     Iterator<T> onGpu = parquetOnGpu(gpu, job, plans, input, mode);
+    if (afterFault != null) {
+      onGpu =
+          new FaultFallback<>(
+              onGpu,
+              afterFault,
+              r -> {
+                if (report != null) {
+                  report.addFallback(r);
+                }
+              });
+    }
     if (job.get(OverlapConf.PARQUET_DECODE) == ParquetDecodeMode.GPU) {
       return onGpu;
     }

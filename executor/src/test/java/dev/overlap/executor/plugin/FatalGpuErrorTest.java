@@ -387,4 +387,15 @@ class FatalGpuErrorTest {
     GpuFencedException e = assertThrows(GpuFencedException.class, () -> run(true));
     assertEquals(health.message(), e.getMessage());
   }
+
+  @Test
+  void inLocalModeUnderExitTheNextTaskRunsTheKernelsCpuImplementation() {
+    OverlapConf conf = OverlapConf.fromMap(Map.of(OverlapConf.GPU_ON_FATAL_ERROR.key(), "EXIT"));
+    GpuStatus gpu = new GpuStatus(GpuStatus.State.GPU, Optional.of(0), "");
+    ExecutorState.started("driver", conf, gpu, null, health, null);
+    health.check(CudaErrors.fatal("illegal address"));
+    List<Long> out = new ArrayList<>();
+    run(true).forEachRemaining(r -> out.add(r.getLong(0)));
+    assertEquals(List.of(0L, 2L, 4L), out);
+  }
 }

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * @param fileOffsets where each chunk starts in the file
  * @param rows rows in those row groups
  * @param columns how the decoded columns answer the kernel's input
- * @param file the file's path, for messages and to remember a file cuDF could not decode
+ * @param split the file's split, for messages and to remember a file cuDF could not decode
  * @param freshReader builds another reader like {@code reader}: a reader decodes its row groups
  *     once, and a decode that runs again (after running out of device memory, or for part of a
  *     split batch) takes a reader of its own
@@ -38,10 +38,15 @@ public record ChunkPiece(
     long[] fileOffsets,
     long rows,
     FileColumns columns,
-    String file,
+    FileSplit split,
     Supplier<HybridScanReader> freshReader,
     AtomicBoolean decoded,
     DeletedRows deleted) {
+
+  /** The file's path. */
+  public String file() {
+    return split.path();
+  }
 
   /** The same chunks, {@code by} bytes earlier in their buffer. */
   ChunkPiece moved(long by) {
@@ -58,7 +63,7 @@ public record ChunkPiece(
         fileOffsets,
         rows,
         columns,
-        file,
+        split,
         freshReader,
         decoded,
         deleted);
@@ -93,7 +98,7 @@ public record ChunkPiece(
         partOffsets,
         n,
         columns,
-        file,
+        split,
         freshReader,
         decoded,
         deleted);
@@ -106,7 +111,7 @@ public record ChunkPiece(
       }
     }
     throw new IllegalStateException(
-        file + ": the reader asks for a chunk at " + offset + " that the batch did not read");
+        file() + ": the reader asks for a chunk at " + offset + " that the batch did not read");
   }
 
   /**

@@ -83,9 +83,32 @@ public final class FilePlan {
                   + c.getCodec()
                   + ", which the GPU does not decompress");
         }
+        if (c.getCodec() != CompressionCodecName.UNCOMPRESSED
+            && c.getTotalUncompressedSize() <= 0) {
+          throw new NotForGpu(unsized(split.fileName(), c));
+        }
       }
     }
     return plan;
+  }
+
+  /**
+   * Why a compressed chunk whose footer gives its uncompressed size as 0 (or less) is read on the
+   * host. cuDF's reader decompresses a batch's pages only when its chunks' uncompressed sizes add
+   * up to more than 0: where every chunk says 0 (DuckDB's writer did until November 2022), it
+   * decodes the compressed bytes as if they were the pages' values, and faults (an illegal memory
+   * access that fences the GPU) or reads other values. Spark's reader takes each page's sizes from
+   * its header.
+   */
+  static String unsized(String file, ColumnChunkMetaData c) {
+    return file
+        + ": column '"
+        + c.getPath().toDotString()
+        + "' is "
+        + c.getCodec()
+        + "-compressed, but the footer gives its uncompressed size as "
+        + c.getTotalUncompressedSize()
+        + " (as older DuckDB wrote it), which cuDF's reader does not decompress";
   }
 
   public FileSplit split() {

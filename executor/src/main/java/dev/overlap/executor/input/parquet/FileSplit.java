@@ -26,6 +26,11 @@ public record FileSplit(
     this(path, start, length, fileSize, modificationTime, null);
   }
 
+  /** The file as the record of faulted files knows it: path, size and modification time. */
+  public String identity() {
+    return path + " (" + fileSize + " bytes, modified " + modificationTime + ")";
+  }
+
   /** The file name alone, for messages. */
   public String fileName() {
     int slash = path.lastIndexOf('/');

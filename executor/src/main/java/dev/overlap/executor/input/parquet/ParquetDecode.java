@@ -12,6 +12,7 @@ import ai.rapids.cudf.Scalar;
 import ai.rapids.cudf.Table;
 import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.gpu.DeviceMemory;
+import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.input.parquet.delta.DeviceKeep;
 import dev.overlap.executor.resource.Closing;
@@ -91,6 +92,7 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
           try (HybridScanReader fresh = again ? p.freshReader().get() : null;
               Table decoded =
                   (again ? fresh : p.reader()).materializeAllColumns(p.rowGroups(), slices)) {
+            ProvokedFault.at(p.file());
             // A Delta table's deleted rows leave once decoded: the mask first, so that nothing
             // can fail between the table's making and DeviceKeep taking it.
             boolean[] keep =
@@ -99,9 +101,16 @@ public final class ParquetDecode implements KernelInput<DeviceChunks> {
           } catch (RuntimeException e) {
             // Not the GPU's fault: the file is read on the host instead. Out of device memory and
             // fatal CUDA errors go on as they are (a retry, a split, the fence).
-            if (GpuHealth.isFatal(e)
-                || DeviceMemory.isOutOfMemory(e)
-                || e instanceof CudfColumnSizeOverflowException) {
+            if (GpuHealth.isFatal(e)) {
+              // Perhaps the file's fault, perhaps not (a fatal error is the context's, whoever
+              // made it): the file is read on the host from now on, which gives Spark's answer.
+              FaultedFiles.faulted(
+                  p.split().identity(),
+                  p.split().fileName(),
+                  String.valueOf(e.getMessage()).lines().findFirst().orElse("").trim());
+              throw new DecodeFaulted(p.split(), e);
+            }
+            if (DeviceMemory.isOutOfMemory(e) || e instanceof CudfColumnSizeOverflowException) {
               throw e;
             }
             throw new DecodeFailed(p.file(), e);

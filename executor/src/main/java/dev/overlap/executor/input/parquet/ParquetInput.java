@@ -1,11 +1,13 @@
 package dev.overlap.executor.input.parquet;
 
+import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.input.parquet.delta.DeletionVector;
 import dev.overlap.executor.input.parquet.delta.DeltaFormat;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.SparkSession;
@@ -28,11 +30,14 @@ public final class ParquetInput implements Serializable {
   private final FileSplit[][] partitions;
   private final ScanColumns columns;
   private final SerializableConfiguration conf;
+  // The driver's record of files the GPU must not decode, when this scan was planned.
+  private final Map<String, String> faulted;
 
   private ParquetInput(FileSplit[][] partitions, ScanColumns columns, Configuration conf) {
     this.partitions = partitions;
     this.columns = columns;
     this.conf = new SerializableConfiguration(conf);
+    this.faulted = FaultedFiles.snapshot();
   }
 
   /**
@@ -87,11 +92,16 @@ public final class ParquetInput implements Serializable {
   /**
    * Plans partition {@code partition}'s splits.
    *
-   * @throws NotForGpu for the first file the GPU would not read exactly as Spark does
+   * @throws NotForGpu for the first file the GPU would not read exactly as Spark does, or whose
+   *     decode failed fatally on a GPU before ({@link FaultedFiles})
    */
   public List<FilePlan> plan(int partition) throws IOException, NotForGpu {
     List<FilePlan> out = new ArrayList<>();
     for (FileSplit s : partitions[partition]) {
+      String faultedBefore = FaultedFiles.why(s.identity(), faulted);
+      if (faultedBefore != null) {
+        throw new NotForGpu(faultedBefore);
+      }
       out.add(FilePlan.of(s, columns, conf.value()));
     }
     return out;

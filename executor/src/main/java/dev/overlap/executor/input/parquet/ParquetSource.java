@@ -223,7 +223,7 @@ public final class ParquetSource implements BatchSource<HostMemoryBuffer, ChunkB
           offsets,
           java.util.Arrays.stream(groupRows).sum(),
           plan.columns(),
-          plan.split().path(),
+          plan.split(),
           () -> reader(plan),
           new java.util.concurrent.atomic.AtomicBoolean(),
           plan.deleted());

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.overlap.executor.testing.UnsizedChunks;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -225,5 +227,50 @@ class FilePlanTest {
     assertEquals(
         "lz4.parquet: column 'id' is compressed with LZ4, which the GPU does not decompress",
         e.reason());
+  }
+
+  @Test
+  void compressedChunksWithoutAnUncompressedSizeAreReadOnTheHost() throws Exception {
+    Configuration conf = new Configuration();
+    Path file = UnsizedChunks.of(write(dir.resolve("u.parquet"), CompressionCodecName.SNAPPY, 900));
+    // Pages and headers are unchanged: parquet-hadoop still reads every row.
+    assertEquals(900, idsParquetReads(file, 0, Files.size(file)).size());
+    NotForGpu e =
+        assertThrows(
+            NotForGpu.class,
+            () -> FilePlan.of(split(file, 0, Files.size(file)), columns("s", "id"), conf));
+    assertEquals(
+        "u.parquet: column 'id' is SNAPPY-compressed, but the footer gives its uncompressed size"
+            + " as 0 (as older DuckDB wrote it), which cuDF's reader does not decompress",
+        e.reason());
+    // An uncompressed chunk needs no size to be decoded.
+    Path plain =
+        UnsizedChunks.of(write(dir.resolve("p.parquet"), CompressionCodecName.UNCOMPRESSED, 900));
+    assertTrue(
+        FilePlan.of(split(plain, 0, Files.size(plain)), columns("id"), conf).rowGroups().length
+            > 0);
+  }
+
+  @Test
+  void duckDbFilesWithoutUncompressedSizesAreReadOnTheHost() throws Exception {
+    Configuration conf = new Configuration();
+    for (String[] f : new String[][] {{"bug3734", "tconst"}, {"bug4859", "id"}}) {
+      Path file = dir.resolve(f[0] + ".parquet");
+      try (InputStream in = getClass().getResourceAsStream("/duckdb/" + f[0] + ".parquet")) {
+        Files.copy(in, file);
+      }
+      ScanColumns one =
+          new ScanColumns(
+              new String[] {f[1]},
+              new StructType().add(f[1], DataTypes.StringType),
+              false,
+              "CORRECTED");
+      NotForGpu e =
+          assertThrows(
+              NotForGpu.class, () -> FilePlan.of(split(file, 0, Files.size(file)), one, conf));
+      assertTrue(
+          e.reason().startsWith(f[0] + ".parquet: column '" + f[1] + "' is SNAPPY-compressed"),
+          e.reason());
+    }
   }
 }

@@ -1,0 +1,113 @@
+package dev.overlap.executor.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.overlap.executor.gpu.GpuFencedException;
+import dev.overlap.executor.input.parquet.DecodeFaulted;
+import dev.overlap.executor.input.parquet.FileSplit;
+import dev.overlap.executor.testing.CudaErrors;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Parquet partition whose GPU failed fatally before it gave a row runs on the kernel's CPU
+ * implementation in the same task, saying which file faulted; after a row was given, or for any
+ * other failure, the task fails as it is. The GPU's rows are stood in for by iterators here.
+ */
+class FaultFallbackTest {
+  private final List<String> fellBack = new ArrayList<>();
+  private int cpusMade;
+
+  /** Gives {@code rows} values, then throws {@code failure} (wrapped as the pipeline wraps it). */
+  private static Iterator<Integer> gpu(int rows, RuntimeException failure) {
+    return new Iterator<>() {
+      int given;
+
+      @Override
+      public boolean hasNext() {
+        if (given < rows) {
+          return true;
+        }
+        throw new RuntimeException("pipeline task failed", failure);
+      }
+
+      @Override
+      public Integer next() {
+        hasNext();
+        return -(++given);
+      }
+    };
+  }
+
+  private FaultFallback<Integer> fallback(Iterator<Integer> gpu) {
+    return new FaultFallback<>(
+        gpu,
+        () -> {
+          cpusMade++;
+          return List.of(1, 2, 3).iterator();
+        },
+        fellBack::add);
+  }
+
+  private static List<Integer> all(Iterator<Integer> it) {
+    List<Integer> out = new ArrayList<>();
+    it.forEachRemaining(out::add);
+    return out;
+  }
+
+  private static DecodeFaulted faulted() {
+    FileSplit f = new FileSplit("file:/data/bad.parquet", 0, 100, 100, 7);
+    return new DecodeFaulted(f, CudaErrors.fatal("cudaErrorIllegalAddress: an illegal address"));
+  }
+
+  @Test
+  void aFaultedDecodeBeforeAnyRowRunsThePartitionOnTheCpuNamingTheFile() {
+    assertEquals(List.of(1, 2, 3), all(fallback(gpu(0, faulted()))));
+    assertEquals(1, cpusMade);
+    assertEquals(
+        List.of(
+            "bad.parquet: the GPU failed fatally while decoding it; the partition ran on the"
+                + " kernel's CPU implementation"),
+        fellBack);
+  }
+
+  @Test
+  void anotherTasksFenceBeforeAnyRowRunsThePartitionOnTheCpuToo() {
+    GpuFencedException fenced = new GpuFencedException("GPU 0 failed: ...; fenced", null);
+    assertEquals(List.of(1, 2, 3), all(fallback(gpu(0, fenced))));
+    assertEquals(
+        List.of(
+            "the GPU failed fatally during this task; the partition ran on the kernel's CPU"
+                + " implementation"),
+        fellBack);
+  }
+
+  @Test
+  void afterARowWasGivenTheTaskFailsAsItIs() {
+    DecodeFaulted f = faulted();
+    Iterator<Integer> it = fallback(gpu(2, f));
+    assertEquals(-1, it.next());
+    assertEquals(-2, it.next());
+    RuntimeException e = assertThrows(RuntimeException.class, it::hasNext);
+    assertSame(f, e.getCause());
+    assertEquals(0, cpusMade);
+  }
+
+  @Test
+  void aFailureThatIsNotTheGpusPassesThrough() {
+    IllegalStateException bug = new IllegalStateException("a bug in a kernel");
+    RuntimeException e = assertThrows(RuntimeException.class, () -> all(fallback(gpu(0, bug))));
+    assertSame(bug, e.getCause());
+    RuntimeException oom =
+        assertThrows(
+            RuntimeException.class,
+            () -> all(fallback(gpu(0, CudaErrors.nonFatal("out of memory")))));
+    assertEquals("out of memory", oom.getCause().getMessage());
+    assertEquals(0, cpusMade);
+    assertEquals(List.of(), fellBack);
+  }
+}
