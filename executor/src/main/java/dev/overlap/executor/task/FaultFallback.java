@@ -15,8 +15,7 @@ import org.slf4j.LoggerFactory;
  * GPU failed fatally (or was fenced by another task's fatal error) before the partition gave any
  * row: the CUDA context cannot be used again in this process, and Spark's reader reads the files
  * again. After a row was given the task fails as it is, and Spark's retry reads on the host; the
- * file whose decode faulted is recorded either way ({@link
- * dev.overlap.executor.input.parquet.FaultedFiles}).
+ * file whose decode faulted is recorded either way ({@link dev.overlap.executor.gpu.FaultedFiles}).
  */
 final class FaultFallback<T> implements Iterator<T> {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");

@@ -3,7 +3,7 @@ package dev.overlap.executor.input.parquet;
 /**
  * A fatal CUDA error (its cause) while cuDF decoded a file's pages: the GPU is fenced as for any
  * fatal error, and the file is recorded so that it is read on the host from then on ({@link
- * FaultedFiles}).
+ * dev.overlap.executor.gpu.FaultedFiles}).
  */
 public final class DecodeFaulted extends RuntimeException {
   private static final long serialVersionUID = 1L;
