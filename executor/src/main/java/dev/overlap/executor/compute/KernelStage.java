@@ -83,6 +83,12 @@ public final class KernelStage<D extends AutoCloseable> implements Compute<D, De
   }
 
   @Override
+  public String doing() {
+    String s = step;
+    return s.equals("kernel") ? "kernel " + kernel.name() : s;
+  }
+
+  @Override
   public List<D> splitDevice(D device) {
     return input.split(device);
   }

@@ -1,5 +1,6 @@
 package dev.overlap.executor.config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -18,6 +19,7 @@ public final class ConfigEntry<T> {
     INT("int"),
     DOUBLE("double"),
     BYTES("bytes (e.g. 512m, 2g)"),
+    DURATION("duration (e.g. 90s, 10min)"),
     STRING("string"),
     ENUM("one of");
 
@@ -195,6 +197,15 @@ public final class ConfigEntry<T> {
           List.of(),
           ByteSize::parse,
           v -> v < min ? "must be at least " + ByteSize.format(min) : null);
+    }
+
+    ConfigEntry<Duration> durationConf(String def, Duration min) {
+      return entry(
+          Type.DURATION,
+          def,
+          List.of(),
+          DurationText::parse,
+          v -> v.compareTo(min) < 0 ? "must be at least " + DurationText.format(min) : null);
     }
 
     ConfigEntry<String> stringConf(String def) {

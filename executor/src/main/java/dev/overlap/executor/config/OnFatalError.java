@@ -2,7 +2,7 @@ package dev.overlap.executor.config;
 
 /**
  * What an executor does once a fatal CUDA error has left its GPU unusable: {@link
- * OverlapConf#GPU_ON_FATAL_ERROR}. Either way the GPU is fenced first.
+ * GpuKeys#ON_FATAL_ERROR}. Either way the GPU is fenced first.
  */
 public enum OnFatalError {
   /** Exit on the task failure that follows, so that Spark starts a new executor. */

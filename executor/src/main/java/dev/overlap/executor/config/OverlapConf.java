@@ -6,7 +6,8 @@ import java.util.function.Function;
 
 /**
  * The one registry of Overlap's configuration keys. Every key is declared here with its type,
- * default and documentation; {@code docs/configs.md} is generated from this list.
+ * default and documentation, but those under {@code spark.overlap.gpu.}, declared in {@link
+ * GpuKeys}; {@link #ALL} lists them all, and {@code docs/configs.md} is generated from it.
  *
  * <p>An instance holds the values read from one source (a {@code SparkConf}, the plugin context's
  * conf, a map in a test). Reading validates every key at once, so a bad value fails at executor
@@ -33,31 +34,6 @@ public final class OverlapConf {
               "What a job does on an executor where no GPU is usable: CPU runs the kernel's CPU"
                   + " implementation, FAIL fails the task with the reason.")
           .enumConf(NoGpuMode.class, NoGpuMode.CPU);
-
-  public static final ConfigEntry<Boolean> GPU_BACKGROUND_START =
-      ConfigEntry.builder(PREFIX + "gpu.backgroundStart")
-          .doc(
-              "Set the GPU up on a thread of its own while Spark starts the session and the"
-                  + " driver plans: loading cuDF's native libraries, the memory pools, the staging"
-                  + " buffers and the pipeline's threads (seconds in all). A task waits for it only"
-                  + " when it needs to know whether there is a GPU. false sets it up in the"
-                  + " executor plugin's init, before the executor takes tasks.")
-          .startupOnly()
-          .booleanConf(true);
-
-  public static final ConfigEntry<OnFatalError> GPU_ON_FATAL_ERROR =
-      ConfigEntry.builder(PREFIX + "gpu.onFatalError")
-          .doc(
-              "After a fatal CUDA error (cuDF's CudaFatalException: an illegal address, a launch"
-                  + " failure...), which leaves the GPU unusable until the process ends, the GPU is"
-                  + " fenced: nothing more runs on it, its running tasks fail saying so, GpuStatus"
-                  + " reports no GPU. EXIT then exits the executor (code 20) on that task failure,"
-                  + " as the RAPIDS Accelerator does, so that Spark starts a new one (in local mode"
-                  + " the executor is the driver: it stays, and later GPU tasks fail); CPU keeps the"
-                  + " executor and runs later tasks as one without a GPU does"
-                  + " (spark.overlap.noGpu.mode applies).")
-          .startupOnly()
-          .enumConf(OnFatalError.class, OnFatalError.EXIT);
 
   public static final ConfigEntry<Double> RMM_POOL_FRACTION =
       ConfigEntry.builder(PREFIX + "rmm.poolFraction")
@@ -241,8 +217,9 @@ public final class OverlapConf {
       List.of(
           ENABLED,
           NO_GPU_MODE,
-          GPU_ON_FATAL_ERROR,
-          GPU_BACKGROUND_START,
+          GpuKeys.ON_FATAL_ERROR,
+          GpuKeys.STALL_TIMEOUT,
+          GpuKeys.BACKGROUND_START,
           RMM_POOL_FRACTION,
           PINNED_POOL_SIZE,
           STAGING_BUFFER_SIZE,

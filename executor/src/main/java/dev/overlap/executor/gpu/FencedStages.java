@@ -105,6 +105,16 @@ public final class FencedStages<
     return health.fenced() ? -1 : stages.freeDeviceBytes();
   }
 
+  @Override
+  public String describe(H host) {
+    return stages.describe(host);
+  }
+
+  @Override
+  public String doing(PipelineStage stage) {
+    return stages.doing(stage);
+  }
+
   private <T> T run(Callable<T> stage) throws Exception {
     health.ensureUsable();
     try {

@@ -3,6 +3,7 @@ package dev.overlap.executor.gpu;
 import ai.rapids.cudf.HostMemoryBuffer;
 import ai.rapids.cudf.Rmm;
 import dev.overlap.executor.config.ByteSize;
+import dev.overlap.executor.config.GpuKeys;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.pipeline.BoundedPool;
 import dev.overlap.executor.pipeline.DeviceBudget;
@@ -74,14 +75,11 @@ public final class GpuRuntime implements AutoCloseable {
    * propagates; when a pipeline thread is still running after the pipeline's close, nothing made
    * before the pipeline is freed (see {@link #close}).
    *
-   * @param health the GPU's health, which a fatal CUDA error fences ({@link FencedStages})
+   * @param health the GPU's health, which a fatal CUDA error ({@link FencedStages}) or a stage
+   *     stalled past {@code spark.overlap.gpu.stallTimeout} fences
    */
   public static GpuRuntime start(int device, OverlapConf conf, GpuHealth health) {
-    return start(device, conf, health, NativeSteps.CUDF);
-  }
-
-  static GpuRuntime start(int device, OverlapConf conf, GpuHealth health, NativeSteps natives) {
-    return start(device, conf, health, natives, StagePipeline.CLOSE_GIVE_UP);
+    return start(device, conf, health, NativeSteps.CUDF, StagePipeline.CLOSE_GIVE_UP);
   }
 
   /**
@@ -174,6 +172,8 @@ public final class GpuRuntime implements AutoCloseable {
                   pipelineGiveUp));
       made.add(pipeline);
       pipeline.listener(new NvtxStages());
+      pipeline.watchStalls(
+          conf.get(GpuKeys.STALL_TIMEOUT), GpuKeys.stallBound(conf), health::stalled);
       steps.done("pipeline threads");
       Thread warmup = natives.startWarmup(device);
       steps.done("decode warm-up started");

@@ -205,6 +205,17 @@ final class Batch<R extends AutoCloseable> {
     }
   }
 
+  /**
+   * Its stage ran past the stall timeout, and still runs (the watch calls this on its own thread):
+   * the lane fails with {@code stall}, and the task's wait for this batch's result ends now. What
+   * the batch holds stays the running stage's; should the stage ever return, the batch is dropped
+   * (its lane failed) and leaves the pipeline then.
+   */
+  void stalled(PipelineStage stage, StageStallException stall) {
+    lane.failed(this, stage, stall);
+    slot.fail(lane.abandonCause());
+  }
+
   /** The batch will not run further: close what it holds and tell the task why. */
   void abandon(Throwable cause) {
     if (flow != null) {

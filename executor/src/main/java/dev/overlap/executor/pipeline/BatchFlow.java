@@ -20,6 +20,7 @@ final class BatchFlow<
     O extends AutoCloseable,
     R extends AutoCloseable> {
   private final BatchStages<H, D, O, R> stages;
+  private final String about;
   private H host;
   private D device;
   private O output;
@@ -27,17 +28,33 @@ final class BatchFlow<
   private AutoCloseable spent;
 
   BatchFlow(BatchStages<H, D, O, R> stages, H host) {
-    this(stages, host, null);
+    this(stages, host, null, describe(stages, host));
   }
 
-  private BatchFlow(BatchStages<H, D, O, R> stages, H host, D device) {
+  private BatchFlow(BatchStages<H, D, O, R> stages, H host, D device, String about) {
     this.stages = stages;
     this.host = host;
     this.device = device;
+    this.about = about;
+  }
+
+  /** What the stages say the host batch reads; empty when nothing, or when saying so failed. */
+  private static <T extends AutoCloseable> String describe(BatchStages<T, ?, ?, ?> stages, T host) {
+    try {
+      String about = stages.describe(host);
+      return about == null ? "" : about;
+    } catch (RuntimeException e) {
+      return ""; // only words for a message: never a reason to lose the batch
+    }
   }
 
   BatchStages<H, D, O, R> stages() {
     return stages;
+  }
+
+  /** What the batch reads (a Parquet batch's files), for messages; empty when nothing is known. */
+  String about() {
+    return about;
   }
 
   /** Runs {@code stage} on the value it takes. */
@@ -78,14 +95,14 @@ final class BatchFlow<
     if (stage == PipelineStage.UPLOAD && host != null) {
       List<H> parts = stages.splitHost(host);
       if (!parts.isEmpty()) {
-        parts.forEach(h -> flows.add(new BatchFlow<>(stages, h, null)));
+        parts.forEach(h -> flows.add(new BatchFlow<>(stages, h, null, describe(stages, h))));
         Batch.closeQuietly(host);
         host = null;
       }
     } else if (stage == PipelineStage.COMPUTE && device != null) {
       List<D> parts = stages.splitDevice(device);
       if (!parts.isEmpty()) {
-        parts.forEach(d -> flows.add(new BatchFlow<>(stages, null, d)));
+        parts.forEach(d -> flows.add(new BatchFlow<>(stages, null, d, about)));
         Batch.closeQuietly(device);
         device = null;
       }

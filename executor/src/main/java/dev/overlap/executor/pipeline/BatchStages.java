@@ -82,6 +82,23 @@ public interface BatchStages<
     return -1;
   }
 
+  /**
+   * What {@code host} reads, for a line about its batch (a Parquet batch's files); empty when its
+   * index says it all. Called on the task's thread when the batch is submitted. Default: empty.
+   */
+  default String describe(H host) {
+    return "";
+  }
+
+  /**
+   * What {@code stage} is doing now for this task's batch when its label alone does not say
+   * ("Parquet decode", "kernel q6"), for the line of a stage that stalled; null otherwise. Called
+   * from another thread while the stage runs: it must not block. Default: null.
+   */
+  default String doing(PipelineStage stage) {
+    return null;
+  }
+
   /** The three pieces as one set of stages. */
   static <
           H extends AutoCloseable,
@@ -133,6 +150,20 @@ public interface BatchStages<
       @Override
       public long freeDeviceBytes() {
         return compute.freeDeviceBytes();
+      }
+
+      @Override
+      public String describe(H host) {
+        return upload.describe(host);
+      }
+
+      @Override
+      public String doing(PipelineStage stage) {
+        return switch (stage) {
+          case COMPUTE -> compute.doing();
+          case DOWNLOAD -> download.doing();
+          default -> null;
+        };
       }
     };
   }

@@ -32,4 +32,9 @@ public interface Compute<D extends AutoCloseable, O extends AutoCloseable> {
   default long freeDeviceBytes() {
     return -1;
   }
+
+  /** As {@link BatchStages#doing} for compute. Default: null. */
+  default String doing() {
+    return null;
+  }
 }

@@ -10,4 +10,9 @@ package dev.overlap.executor.pipeline;
 public interface Download<O extends AutoCloseable, R extends AutoCloseable> {
   /** Runs on the download thread. */
   R download(O output) throws Exception;
+
+  /** As {@link BatchStages#doing} for the download. Default: null. */
+  default String doing() {
+    return null;
+  }
 }

@@ -31,9 +31,12 @@ final class LaneFailure {
     failedIndex = Math.min(failedIndex, b.index());
     if (failure == null) {
       String why = t instanceof OutOfDeviceMemoryException ? t.getMessage() : t.toString();
-      failure =
-          new PipelineTaskException(
-              taskName + ": batch " + b.name() + " failed in " + stage.label() + ": " + why, t);
+      // A stall's line names the task, batch and stage itself.
+      String line =
+          t instanceof StageStallException
+              ? t.getMessage()
+              : taskName + ": batch " + b.name() + " failed in " + stage.label() + ": " + why;
+      failure = new PipelineTaskException(line, t);
     }
   }
 

@@ -1,8 +1,11 @@
 package dev.overlap.executor.pipeline;
 
 import dev.overlap.executor.api.PipelineStage;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,9 +28,11 @@ final class PipelineThreads {
   // Open lanes per compute thread and per download thread. Each guarded by itself.
   private final int[] lanesPerComputer;
   private final int[] lanesPerDownloader;
+  private final String name;
   private final Runnable threadInit;
   private final long logEveryNanos;
   private final long giveUpNanos;
+  private StallWatch watch; // guarded by this
 
   /**
    * Makes the threads and starts each with {@code start} ({@link Thread#start} but in tests).
@@ -36,7 +41,7 @@ final class PipelineThreads {
    *     started have ended or the wait for them gave up
    */
   PipelineThreads(StagePipeline pipeline, StagePipeline.Threads shape, Consumer<Thread> start) {
-    String name = shape.name();
+    this.name = shape.name();
     int downloadThreads = shape.downloadThreads();
     this.threadInit = shape.threadInit();
     this.logEveryNanos = shape.logEvery().toNanos();
@@ -139,14 +144,46 @@ final class PipelineThreads {
     uploader.offer(b);
   }
 
+  /**
+   * After a device allocation failed in {@code stage}: waits until the batches ahead of {@code b}
+   * in the later stages are done (their device memory freed, their budget bytes back), so that the
+   * stage can run again with what they held. After upload: until the compute and download threads
+   * are idle (nothing new reaches them meanwhile). After compute: until the batches the download
+   * threads had been given by then have gone on; the other compute threads keep handing them more,
+   * which a wait for idle threads would wait for too.
+   *
+   * @return false when {@code closed} turns true or {@code b}'s task ends first
+   */
+  boolean drainAfter(PipelineStage stage, Batch<?> b, BooleanSupplier closed) {
+    BooleanSupplier waiting;
+    if (stage == PipelineStage.COMPUTE) {
+      long[] marks = downloadMarks();
+      waiting = () -> !downloadsPast(marks);
+    } else {
+      waiting = () -> busyAfter(stage);
+    }
+    while (waiting.getAsBoolean()) {
+      if (closed.getAsBoolean() || !b.lane().isLive(b)) {
+        return false;
+      }
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // only close interrupts a stage thread
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether a thread of a stage after {@code stage} has a batch queued or running. */
-  boolean busyAfter(PipelineStage stage) {
+  private boolean busyAfter(PipelineStage stage) {
     return downloaders.stream().anyMatch(StageThread::busy)
         || (stage == PipelineStage.UPLOAD && computers.stream().anyMatch(StageThread::busy));
   }
 
   /** Each download thread's {@link StageThread#mark} now. */
-  long[] downloadMarks() {
+  private long[] downloadMarks() {
     long[] m = new long[downloaders.size()];
     for (int i = 0; i < m.length; i++) {
       m[i] = downloaders.get(i).mark();
@@ -155,7 +192,7 @@ final class PipelineThreads {
   }
 
   /** Whether every download thread is {@link StageThread#past} its mark in {@code marks}. */
-  boolean downloadsPast(long[] marks) {
+  private boolean downloadsPast(long[] marks) {
     for (int i = 0; i < marks.length; i++) {
       if (!downloaders.get(i).past(marks[i])) {
         return false;
@@ -165,10 +202,33 @@ final class PipelineThreads {
   }
 
   /**
+   * Starts watching every stage thread for a stage that runs on one batch longer than {@code after}
+   * ({@link StallWatch}); {@link #stop} ends the watch first.
+   *
+   * @throws IllegalStateException when already watched
+   */
+  synchronized void watch(Duration after, String bound, Consumer<StageStallException> onStall) {
+    if (watch != null) {
+      throw new IllegalStateException(name + ": stalls are already watched");
+    }
+    StallWatch w = new StallWatch(name + "-stall-watch", workers, after, bound, onStall);
+    w.start();
+    watch = w;
+  }
+
+  /**
    * Stops every thread and waits for each (see {@link StagePipeline} for one that does not end);
    * once all ended, abandons on this thread what was queued after its thread emptied its queue.
    */
   void stop() {
+    StallWatch w;
+    synchronized (this) {
+      w = watch;
+    }
+    if (w != null) {
+      // A stage still running while the pipeline closes is close's to wait for, not a stall.
+      w.finish(TimeUnit.NANOSECONDS.toMillis(giveUpNanos));
+    }
     stop(workers);
     if (ended() && workers.stream().anyMatch(StageThread::hasQueued)) {
       // Offered after their thread emptied its queue (by the stage before it).

@@ -186,6 +186,26 @@ public final class StagePipeline implements AutoCloseable {
     }
   }
 
+  /**
+   * From now on, a stage that runs on one batch longer than {@code after} is a stall: a watch
+   * thread ({@link StallWatch}) logs where the stage's thread is, fails the batch's task with
+   * {@link StageStallException}, its one line naming the task, the batch and what it reads, the
+   * stage and {@code bound}, then tells {@code onStall} (the GPU binding fences the GPU there). The
+   * stage itself is left running (a native call cannot be interrupted); should it return, its batch
+   * is dropped then. Other tasks' batches are the owner's to stop ({@code onStall}).
+   *
+   * @param bound the setting that bounds a stage, as the message names it ("key=10min")
+   * @throws IllegalStateException when stalls are already watched, or the pipeline is closed
+   */
+  public void watchStalls(Duration after, String bound, Consumer<StageStallException> onStall) {
+    synchronized (admission) {
+      if (closed.get()) {
+        throw new IllegalStateException("pipeline is closed");
+      }
+      threads.watch(after, bound, onStall);
+    }
+  }
+
   /** Opens the lane one task submits its batches through. */
   public <
           H extends AutoCloseable,
@@ -267,33 +287,11 @@ public final class StagePipeline implements AutoCloseable {
 
   /**
    * After a device allocation failed in {@code stage}: waits until the batches ahead of {@code b}
-   * in the later stages are done (their device memory freed, their budget bytes back), so that the
-   * stage can run again with what they held. After upload: until the compute and download threads
-   * are idle (nothing new reaches them meanwhile). After compute: until the batches the download
-   * threads had been given by then have gone on; the other compute threads keep handing them more,
-   * which a wait for idle threads would wait for too.
+   * in the later stages are done (see {@link PipelineThreads#drainAfter}).
    *
    * @return false when the pipeline closes or {@code b}'s task ends first
    */
   boolean drainAfter(PipelineStage stage, Batch<?> b) {
-    java.util.function.BooleanSupplier waiting;
-    if (stage == PipelineStage.COMPUTE) {
-      long[] marks = threads.downloadMarks();
-      waiting = () -> !threads.downloadsPast(marks);
-    } else {
-      waiting = () -> threads.busyAfter(stage);
-    }
-    while (waiting.getAsBoolean()) {
-      if (closed.get() || !b.lane().isLive(b)) {
-        return false;
-      }
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt(); // only close interrupts a stage thread
-        return false;
-      }
-    }
-    return true;
+    return threads.drainAfter(stage, b, closed::get);
   }
 }

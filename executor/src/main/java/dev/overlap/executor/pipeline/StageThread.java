@@ -29,7 +29,7 @@ final class StageThread extends Thread {
   private final Runnable threadInit;
   private final Consumer<Batch<?>> next;
   private volatile boolean stopping;
-  private volatile Batch<?> running;
+  private volatile Run running;
   // Batches ever offered here, and ever gone on from here (passed on, failed or dropped): the
   // difference is queued or running.
   private final AtomicLong offered = new AtomicLong();
@@ -47,6 +47,19 @@ final class StageThread extends Thread {
     this.stage = stage;
     this.threadInit = threadInit;
     this.next = next;
+  }
+
+  /** A stage running on {@code batch} since {@code startNanos} ({@link System#nanoTime}). */
+  record Run(Batch<?> batch, long startNanos) {}
+
+  /** The stage this thread runs. */
+  PipelineStage stage() {
+    return stage;
+  }
+
+  /** What this thread runs now; null between batches. */
+  Run running() {
+    return running;
   }
 
   void offer(Batch<?> b) {
@@ -113,10 +126,10 @@ final class StageThread extends Thread {
   }
 
   private String doing() {
-    Batch<?> b = running;
-    return b == null
+    Run r = running;
+    return r == null
         ? "no stage"
-        : stage.label() + " of " + b.lane().taskName() + " batch " + b.index();
+        : stage.label() + " of " + r.batch().lane().taskName() + " batch " + r.batch().index();
   }
 
   private static long millisSince(long from) {
@@ -195,7 +208,7 @@ final class StageThread extends Thread {
     long start = metrics.stageStarted(stage);
     StageRun run = new StageRun(stage, b.lane().tag(), b.index(), b.bytes(), start);
     StagePipeline.started(l, run);
-    running = b;
+    running = new Run(b, start);
     TaskTag before = BatchTracker.enter(b.lane().tag());
     Batch.Outcome outcome = b.runStage(stage);
     BatchTracker.leave(before);

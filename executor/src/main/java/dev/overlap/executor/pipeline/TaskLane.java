@@ -281,14 +281,11 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   }
 
   /**
-   * @return false when the lane is closed and the caller must close {@code result} itself
+   * @return false when the lane is closed, or the slot already failed (its stage had stalled), and
+   *     the caller must close {@code result} itself
    */
   synchronized boolean accept(ResultSlot<R> slot, R result) {
-    if (closed) {
-      return false;
-    }
-    slot.complete(result);
-    return true;
+    return !closed && slot.complete(result);
   }
 
   private void checkUsable() {

@@ -25,4 +25,9 @@ public interface Upload<H extends AutoCloseable, D extends AutoCloseable> {
   default String outOfMemory(Throwable failure) {
     return null;
   }
+
+  /** As {@link BatchStages#describe}. Default: empty. */
+  default String describe(H host) {
+    return "";
+  }
 }

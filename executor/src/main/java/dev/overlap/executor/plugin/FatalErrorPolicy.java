@@ -1,7 +1,7 @@
 package dev.overlap.executor.plugin;
 
+import dev.overlap.executor.config.GpuKeys;
 import dev.overlap.executor.config.OnFatalError;
-import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.GpuFencedException;
 import dev.overlap.executor.gpu.GpuHealth;
 import java.util.Iterator;
@@ -46,7 +46,7 @@ public final class FatalErrorPolicy {
 
   /** What follows a fatal error, in words: the end of the log line and of the tasks' message. */
   String plan() {
-    String key = OverlapConf.GPU_ON_FATAL_ERROR.key() + "=" + mode;
+    String key = GpuKeys.ON_FATAL_ERROR.key() + "=" + mode;
     if (mode == OnFatalError.CPU) {
       return "the executor stays, and its later tasks run as on one without a GPU (" + key + ")";
     }
@@ -86,8 +86,7 @@ public final class FatalErrorPolicy {
    */
   public static void refuseIfFenced() {
     GpuHealth health = ExecutorState.health().orElse(null);
-    OnFatalError mode =
-        ExecutorState.conf().map(c -> c.get(OverlapConf.GPU_ON_FATAL_ERROR)).orElse(null);
+    OnFatalError mode = ExecutorState.conf().map(c -> c.get(GpuKeys.ON_FATAL_ERROR)).orElse(null);
     if (health != null
         && health.fenced()
         && mode == OnFatalError.EXIT

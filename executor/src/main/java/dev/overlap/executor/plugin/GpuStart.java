@@ -2,6 +2,7 @@ package dev.overlap.executor.plugin;
 
 import dev.overlap.executor.api.GpuStatus;
 import dev.overlap.executor.config.ByteSize;
+import dev.overlap.executor.config.GpuKeys;
 import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.GpuHealth;
@@ -51,7 +52,7 @@ record GpuStart(
    * @param plugins Spark's plugin lists, in the order Spark starts them
    */
   void launch(String plugins) {
-    if (conf.get(OverlapConf.GPU_BACKGROUND_START) && !rapidsStartsAfter(plugins)) {
+    if (conf.get(GpuKeys.BACKGROUND_START) && !rapidsStartsAfter(plugins)) {
       // Loading cuDF's native libraries and allocating the pools take seconds; Spark starts the
       // session and the driver plans meanwhile. Whatever asks for the executor's state waits.
       ExecutorState.starting(id);

@@ -1,5 +1,6 @@
 package dev.overlap.executor.plugin;
 
+import dev.overlap.executor.config.GpuKeys;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.gpu.GpuHealth;
@@ -56,8 +57,7 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
     long begin = System.nanoTime();
     OverlapConf conf = OverlapConf.read(k -> ctx.conf().get(k, null));
     String id = ctx.executorID();
-    FatalErrorPolicy policy =
-        new FatalErrorPolicy(conf.get(OverlapConf.GPU_ON_FATAL_ERROR), id, exit);
+    FatalErrorPolicy policy = new FatalErrorPolicy(conf.get(GpuKeys.ON_FATAL_ERROR), id, exit);
     CudfVersions.cudfVersionLine(
             OverlapExecutorPlugin.class.getClassLoader(), CudfVersions.CUDF_BUILT)
         .ifPresent(line -> LOG.warn("Overlap: {}", line));

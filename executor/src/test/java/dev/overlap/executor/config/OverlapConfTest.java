@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -157,6 +158,60 @@ class OverlapConfTest {
       assertTrue(seen.add(e.key()), "duplicate " + e.key());
       assertTrue(!e.doc().isBlank(), e.key() + " has no doc");
     }
+  }
+
+  private static final String STALL = GpuKeys.STALL_TIMEOUT.key();
+
+  @Test
+  void theStallTimeoutIsTenMinutesUnlessSetAndReadsAsSparkWritesDurations() {
+    assertEquals("spark.overlap.gpu.stallTimeout", STALL);
+    assertTrue(GpuKeys.STALL_TIMEOUT.startupOnly());
+    assertEquals(Duration.ofMinutes(10), OverlapConf.defaults().get(GpuKeys.STALL_TIMEOUT));
+    assertEquals(
+        "spark.overlap.gpu.stallTimeout=10min", GpuKeys.stallBound(OverlapConf.defaults()));
+    Map<String, Duration> written =
+        Map.of(
+            "90s", Duration.ofSeconds(90),
+            "90", Duration.ofSeconds(90),
+            "2m", Duration.ofMinutes(2),
+            "15min", Duration.ofMinutes(15),
+            "1h", Duration.ofHours(1),
+            "1500ms", Duration.ofMillis(1500),
+            " 2 D ", Duration.ofDays(2));
+    written.forEach(
+        (text, d) ->
+            assertEquals(
+                d, OverlapConf.fromMap(Map.of(STALL, text)).get(GpuKeys.STALL_TIMEOUT), text));
+  }
+
+  @Test
+  void aStallTimeoutOfZeroOrNotADurationNamesTheKeyAndWhatItAccepts() {
+    for (String bad : List.of("0ms", "10 weeks", "-1s", "soon", "", "99999999999999999999d")) {
+      OverlapConfigException e =
+          assertThrows(OverlapConfigException.class, () -> OverlapConf.fromMap(Map.of(STALL, bad)));
+      assertEquals(STALL, e.key());
+      assertTrue(e.getMessage().contains("(accepted: duration (e.g. 90s, 10min))"), e.getMessage());
+    }
+    OverlapConfigException zero =
+        assertThrows(OverlapConfigException.class, () -> OverlapConf.fromMap(Map.of(STALL, "0")));
+    assertTrue(zero.getMessage().contains("must be at least 1ms"), zero.getMessage());
+  }
+
+  @Test
+  void durationsPrintInTheLargestWholeUnitAndReadBackTheSame() {
+    Map<Duration, String> printed =
+        Map.of(
+            Duration.ofMinutes(10), "10min",
+            Duration.ofSeconds(90), "90s",
+            Duration.ofHours(2), "2h",
+            Duration.ofDays(1), "1d",
+            Duration.ofMillis(300), "300ms",
+            Duration.ofMillis(1500), "1500ms");
+    printed.forEach(
+        (d, text) -> {
+          assertEquals(text, DurationText.format(d));
+          assertEquals(d, DurationText.parse(text));
+        });
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.pipeline.PipelineTaskException;
+import dev.overlap.executor.pipeline.StageStallException;
 import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.testing.CudaErrors;
 import java.util.ArrayList;
@@ -50,6 +51,24 @@ class GpuHealthTest {
     assertFalse(health.fenced());
     assertEquals(Optional.empty(), health.reason());
     health.ensureUsable();
+  }
+
+  @Test
+  void aStallFencesTheGpuNamingTheStallAndTheFirstFencingIsTheOneReported() {
+    StageStallException stall = new StageStallException("task 5: batch 3 stalled in compute");
+    // The task's failure may reach the check before the watch tells the GPU of the stall.
+    assertTrue(health.check(new PipelineTaskException(stall.getMessage(), stall)));
+    health.stalled(stall);
+    health.check(CudaErrors.fatal("an illegal memory access was encountered"));
+    health.stalled(new StageStallException("task 6: batch 0 stalled in copy to device"));
+
+    assertTrue(health.fenced());
+    assertEquals(
+        Optional.of(
+            "GPU 2 failed: StageStallException: task 5: batch 3 stalled in compute; fenced"),
+        health.reason());
+    GpuFencedException refused = assertThrows(GpuFencedException.class, health::ensureUsable);
+    assertEquals(health.reason().orElseThrow() + ": what follows", refused.getMessage());
   }
 
   @Test

@@ -214,7 +214,8 @@ class GpuRuntimeTest {
     FakeSteps natives = new FakeSteps(step, rmmExists, pinnedExists);
     RuntimeException e =
         assertThrows(
-            RuntimeException.class, () -> GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives));
+            RuntimeException.class,
+            () -> GpuRuntime.start(3, CONF, new GpuHealth(3, ""), natives, Duration.ofSeconds(30)));
     assertSame(natives.failure, e);
     assertEquals(0, e.getSuppressed().length, () -> List.of(e.getSuppressed()).toString());
     return natives.calls;

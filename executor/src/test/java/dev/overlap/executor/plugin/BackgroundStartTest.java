@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.config.GpuKeys;
 import dev.overlap.executor.config.OverlapConf;
 import java.util.List;
 import java.util.Map;
@@ -97,7 +98,7 @@ class BackgroundStartTest {
   void withTheBackgroundStartOffOrRapidsListedAfterItStartsInInit() {
     for (SparkConf c :
         List.of(
-            new SparkConf().set(OverlapConf.GPU_BACKGROUND_START.key(), "false"),
+            new SparkConf().set(GpuKeys.BACKGROUND_START.key(), "false"),
             new SparkConf()
                 .set(
                     "spark.plugins",

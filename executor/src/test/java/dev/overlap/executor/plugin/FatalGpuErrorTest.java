@@ -11,6 +11,7 @@ import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
 import dev.overlap.executor.api.GpuStatus;
+import dev.overlap.executor.config.GpuKeys;
 import dev.overlap.executor.config.OnFatalError;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.gpu.FencedStages;
@@ -217,8 +218,7 @@ class FatalGpuErrorTest {
   }
 
   static void startExecutor(OnFatalError mode, GpuHealth health) {
-    OverlapConf conf =
-        OverlapConf.fromMap(Map.of(OverlapConf.GPU_ON_FATAL_ERROR.key(), mode.name()));
+    OverlapConf conf = OverlapConf.fromMap(Map.of(GpuKeys.ON_FATAL_ERROR.key(), mode.name()));
     GpuStatus gpu = new GpuStatus(GpuStatus.State.GPU, Optional.of(0), "");
     ExecutorState.started("3", conf, gpu, null, health, null);
   }
@@ -390,7 +390,7 @@ class FatalGpuErrorTest {
 
   @Test
   void inLocalModeUnderExitTheNextTaskRunsTheKernelsCpuImplementation() {
-    OverlapConf conf = OverlapConf.fromMap(Map.of(OverlapConf.GPU_ON_FATAL_ERROR.key(), "EXIT"));
+    OverlapConf conf = OverlapConf.fromMap(Map.of(GpuKeys.ON_FATAL_ERROR.key(), "EXIT"));
     GpuStatus gpu = new GpuStatus(GpuStatus.State.GPU, Optional.of(0), "");
     ExecutorState.started("driver", conf, gpu, null, health, null);
     health.check(CudaErrors.fatal("illegal address"));

@@ -93,6 +93,11 @@ public final class ChunkBatch extends RefCounted<ChunkBatch> implements PackedBa
     return decodeNanos;
   }
 
+  /** The files its chunks come from ({@link ChunkPiece#files}); empty once its pieces are taken. */
+  public synchronized String files() {
+    return pieces == null ? "" : ChunkPiece.files(pieces);
+  }
+
   /** Hands the pieces, and the readers in them, to the caller; a second call fails. */
   public synchronized List<ChunkPiece> takePieces() {
     if (pieces == null) {

@@ -48,6 +48,20 @@ public record ChunkPiece(
     return split.path();
   }
 
+  /**
+   * The files of {@code pieces}, each once, in order, for messages: "file F", "files F, G", or
+   * "files F, G and 3 more"; empty for none.
+   */
+  static String files(List<ChunkPiece> pieces) {
+    List<String> names = pieces.stream().map(ChunkPiece::file).distinct().toList();
+    if (names.isEmpty()) {
+      return "";
+    }
+    String shown = String.join(", ", names.subList(0, Math.min(2, names.size())));
+    String rest = names.size() > 2 ? " and " + (names.size() - 2) + " more" : "";
+    return (names.size() == 1 ? "file " : "files ") + shown + rest;
+  }
+
   /** The same chunks, {@code by} bytes earlier in their buffer. */
   ChunkPiece moved(long by) {
     long[] a = at.clone();

@@ -55,4 +55,9 @@ public final class ParquetUpload extends QueuedUpload<ChunkBatch, DeviceChunks> 
   public List<ChunkBatch> splitHost(ChunkBatch host) {
     return host.halves();
   }
+
+  @Override
+  public String describe(ChunkBatch host) {
+    return host.files();
+  }
 }

@@ -66,6 +66,11 @@ public final class ParquetEncode implements Download<DeviceResult, EncodedParque
   }
 
   @Override
+  public String doing() {
+    return "Parquet encode";
+  }
+
+  @Override
   public synchronized EncodedParquet download(DeviceResult result) {
     if (closed) {
       throw new IllegalStateException(producer + ": the task's Parquet output is closed");
