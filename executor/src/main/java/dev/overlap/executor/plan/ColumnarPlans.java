@@ -45,17 +45,18 @@ public final class ColumnarPlans {
     }
 
     /**
-     * The scan when {@link #plan} is a plain Parquet file scan ({@link #isPlainParquet}) and every
-     * selected column is a column of the files (not a partition or metadata column); else null.
+     * The scan when {@link #plan} is a Parquet file scan whose files the GPU decodes as they are
+     * ({@link #decodesAsIs}; for a Delta table with deletion vectors, {@link
+     * DeltaFormat#deletionVectorTable}) and every selected column is a column of the files (not a
+     * partition or metadata column); else null.
      */
     public FileSourceScanExec parquetScan() {
       if (!(plan instanceof FileSourceScanExec s)) {
         return null;
       }
+      FileFormat format = s.relation().fileFormat();
       boolean files =
-          deletedColumn < 0
-              ? isPlainParquet(s.relation().fileFormat())
-              : DeltaFormat.deletionVectorTable(s.relation().fileFormat()) != null;
+          deletedColumn < 0 ? decodesAsIs(format) : DeltaFormat.deletionVectorTable(format) != null;
       if (!files) {
         return null;
       }
@@ -87,6 +88,16 @@ public final class ColumnarPlans {
    */
   public static boolean isPlainParquet(FileFormat format) {
     return format.getClass() == ParquetFileFormat.class;
+  }
+
+  /**
+   * Whether the GPU's Parquet scan, reading each file's columns by their names, gives the rows a
+   * scan in {@code format} gives: Spark's own Parquet format ({@link #isPlainParquet}), or Delta
+   * Lake's for a table whose files are plain Parquet with no deletion vectors to apply ({@link
+   * DeltaFormat#plainTable}).
+   */
+  public static boolean decodesAsIs(FileFormat format) {
+    return isPlainParquet(format) || DeltaFormat.plainTable(format);
   }
 
   /**

@@ -10,16 +10,19 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.FileSourceScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides a job's input path on the driver, once ({@link PlannedInput}): the RAPIDS Accelerator's
  * device batches when they can be taken (never for a write), else a plain Parquet scan the GPU
- * decodes itself (a Delta table's files too, its deletion vectors applied on the device), else the
- * columnar batches of the input's plan, else Spark's rows. Why RAPIDS' batches were not taken goes
+ * decodes itself (a Delta table's files too when they are plain Parquet, its deletion vectors
+ * applied on the device), else the columnar batches of the input's plan, else Spark's rows. Why
+ * RAPIDS' batches were not taken, and why a Delta table's files were not decoded by the GPU, go
  * into the job's report.
  */
 final class InputPlanner {
   private static final Logger TIMES = Diagnostics.logger(InputPlanner.class);
+  private static final Logger LOG = LoggerFactory.getLogger(InputPlanner.class);
 
   private InputPlanner() {}
 
@@ -55,7 +58,7 @@ final class InputPlanner {
     if (rapids != null && rapids.isEmpty()) {
       return new PlannedInput.Rapids(RapidsBatches.tables(s.ds()));
     }
-    return columnarOrRows(s, columnar);
+    return withDeltaReasons(s, columnarOrRows(s, columnar));
   }
 
   /** The input path of a job whose output is Parquet files: never RAPIDS' batches. */
@@ -79,7 +82,24 @@ final class InputPlanner {
     if (columnar == null) {
       columnar = columnarOrDeltaScan(s, s.ds().queryExecution().executedPlan());
     }
-    return columnarOrRows(s, columnar);
+    return withDeltaReasons(s, columnarOrRows(s, columnar));
+  }
+
+  /**
+   * {@code planned}; when it is not the GPU's Parquet scan, why each Delta table the input reads is
+   * not decoded by it ({@link DeltaScans#whyNotDecoded}) goes into the log and the job's report.
+   */
+  private static PlannedInput withDeltaReasons(JobSetup s, PlannedInput planned) {
+    if (planned instanceof PlannedInput.Parquet) {
+      return planned;
+    }
+    for (String why : DeltaScans.whyNotDecoded(s.ds().queryExecution().optimizedPlan())) {
+      LOG.info("Parquet decoded on the host: {}", why);
+      if (s.report() != null) {
+        s.report().addFallback(why);
+      }
+    }
+    return planned;
   }
 
   /** Spark's rows, for a kernel's CPU implementation on every executor. */
@@ -134,18 +154,18 @@ final class InputPlanner {
   }
 
   /**
-   * The input's columnar plan when it is a plain Parquet scan, as Spark alone plans it; null when
-   * it is not one (then it is not planned at all unless its logical plan looked like one). Taken
-   * from Spark's physical plan before its preparations, where RAPIDS' columnar rules have not yet
-   * replaced the scan: planned once, in the job's session. Should no columnar file scan be found
-   * there (an extension's strategy planned it, or a bucketed scan), it is planned again without
-   * RAPIDS ({@link RapidsInput#planWithoutRapids}).
+   * The input's columnar plan when it is a plain Parquet scan (a plain Delta table's among them),
+   * as Spark alone plans it, or a Delta table's scan whose deletion vectors the GPU's scan applies
+   * ({@link #deltaScan}); null when it is neither (then it is not planned at all unless its logical
+   * plan looked like one). Taken from Spark's physical plan before its preparations, where RAPIDS'
+   * columnar rules have not yet replaced the scan: planned once, in the job's session. Should no
+   * columnar file scan be found there (an extension's strategy planned it, or a bucketed scan), it
+   * is planned again without RAPIDS ({@link RapidsInput#planWithoutRapids}).
    */
-  private static ColumnarPlans.Columnar ownParquetScan(
-      org.apache.spark.sql.classic.Dataset<Row> ds) {
-    if (!RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
-      // A Delta table whose deletion vectors the GPU's scan applies, or no scan it decodes.
-      return deltaScan(ds);
+  static ColumnarPlans.Columnar ownParquetScan(org.apache.spark.sql.classic.Dataset<Row> ds) {
+    ColumnarPlans.Columnar dv = deltaScan(ds);
+    if (dv != null || !RapidsInput.plainParquet(ds.queryExecution().optimizedPlan())) {
+      return dv;
     }
     long start = System.nanoTime();
     ColumnarPlans.Columnar own =

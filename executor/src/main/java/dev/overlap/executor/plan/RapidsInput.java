@@ -120,14 +120,15 @@ public final class RapidsInput {
   }
 
   /**
-   * Whether the optimized logical plan reads Parquet files with Spark's own format and at most
-   * selects or computes columns of them (projections and aliases over one Parquet relation): a
-   * candidate for Overlap's own scan. Whether it is one is decided on the physical plan ({@link
-   * ColumnarPlans#columnar}).
+   * Whether the optimized logical plan reads Parquet files whose format the GPU's scan decodes as
+   * is (Spark's own; Delta's for a table whose files are plain Parquet: {@link
+   * ColumnarPlans#decodesAsIs}) and at most selects or computes columns of them (projections and
+   * aliases over one such relation): a candidate for Overlap's own scan. Whether it is one is
+   * decided on the physical plan ({@link ColumnarPlans#columnar}).
    */
   static boolean plainParquet(LogicalPlan plan) {
     FileFormat f = filesRead(plan);
-    return f != null && ColumnarPlans.isPlainParquet(f);
+    return f != null && ColumnarPlans.decodesAsIs(f);
   }
 
   /**

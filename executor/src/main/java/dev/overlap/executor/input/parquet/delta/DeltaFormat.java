@@ -74,12 +74,34 @@ public final class DeltaFormat {
   }
 
   /**
+   * Why the files of {@code format}'s scan, Delta's, read by their columns' names would not give
+   * the rows Delta's reader gives (the rows deletion vectors list aside); null when they would.
+   */
+  public static String whyNotPlain(FileFormat format) {
+    DeltaParquetFileFormat delta = (DeltaParquetFileFormat) format;
+    if (delta.isCDCRead()) {
+      return "it is read as a change feed";
+    }
+    return whyNotPlain(delta.metadata(), delta.protocol());
+  }
+
+  /**
    * Whether {@code format}, Delta's, reads a table whose files give its columns by their names
    * ({@link #whyNotPlain}).
    */
   public static boolean plainFiles(FileFormat format) {
-    DeltaParquetFileFormat delta = (DeltaParquetFileFormat) format;
-    return whyNotPlain(delta.metadata(), delta.protocol()) == null;
+    return whyNotPlain(format) == null;
+  }
+
+  /**
+   * Whether {@code format} is Delta's for a table whose files, read by their columns' names, give
+   * its rows as they are: plain files ({@link #plainFiles}) and no deletion vectors to apply
+   * (Delta's planner gives the format the table's path for those: {@link #deletionVectorTable}).
+   */
+  public static boolean plainTable(FileFormat format) {
+    return isDelta(format)
+        && ((DeltaParquetFileFormat) format).tablePath().isEmpty()
+        && plainFiles(format);
   }
 
   /**
