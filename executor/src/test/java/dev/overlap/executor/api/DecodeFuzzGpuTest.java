@@ -15,7 +15,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
@@ -117,12 +116,12 @@ class DecodeFuzzGpuTest {
       Path dir = Files.createDirectories(root.resolve("seed-" + seed));
       Path file = Files.copy(base, dir.resolve("part-0.parquet"));
       String what = PageMutations.damage(file, rnd);
-      Object want = read(dir.toString(), false, null);
       PipelineReport r = PipelineReport.create(spark);
-      Future<Object> gpu = one.submit(() -> read(dir.toString(), true, r));
+      Object want;
       Object got;
       try {
-        got = gpu.get(60, TimeUnit.SECONDS);
+        want = one.submit(() -> read(dir.toString(), false, null)).get(60, TimeUnit.SECONDS);
+        got = one.submit(() -> read(dir.toString(), true, r)).get(60, TimeUnit.SECONDS);
       } catch (TimeoutException e) {
         bad.add("seed " + seed + " (" + base.getParent().getFileName() + ", " + what + "): STALL");
         outcomes.merge("stall", 1, Integer::sum);
