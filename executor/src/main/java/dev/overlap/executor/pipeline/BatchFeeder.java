@@ -21,6 +21,8 @@ final class BatchFeeder<S extends AutoCloseable, H extends PackedBatch> {
   private final BooleanSupplier cancelled;
   private boolean more = true;
   private long bytes;
+  // The rows of each batch submitted, in order, for the task's continuation after a GPU fault.
+  private final java.util.List<Long> submittedRows = new java.util.ArrayList<>();
   private long packNanos;
   private long upstreamNanos;
   private long packed;
@@ -108,8 +110,18 @@ final class BatchFeeder<S extends AutoCloseable, H extends PackedBatch> {
       }
       packed++;
       bytes += batch.copyBytes();
+      submittedRows.add((long) batch.rows());
       lane.submit(batch, batch.deviceBytes(), cancelled);
     }
+  }
+
+  /** Rows of the first {@code batches} batches submitted, in order. */
+  long rowsOfFirst(long batches) {
+    long n = 0;
+    for (int i = 0; i < batches; i++) {
+      n += submittedRows.get(i);
+    }
+    return n;
   }
 
   /** Rows the source read. */

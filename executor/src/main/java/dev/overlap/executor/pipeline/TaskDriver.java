@@ -69,6 +69,8 @@ public final class TaskDriver<
 
   private final TaskLane<H, R> lane;
   private final BatchFeeder<S, H> feeder;
+  // Results taken and handed on whole, one per batch unless one was split.
+  private long consumed;
   private final Consumer<Figures> onFinish;
   private final BooleanSupplier cancelled;
   private R current;
@@ -138,6 +140,7 @@ public final class TaskDriver<
         if (current != null) {
           current.close();
           current = null;
+          consumed++;
         }
         if (ending.ended()) {
           // From another thread, during this call: the lane is closed.
@@ -176,6 +179,15 @@ public final class TaskDriver<
       finish();
       throw e;
     }
+  }
+
+  /**
+   * The input rows of the batches whose results were all handed on, in order: where the task's
+   * input goes on without the GPU after a fault. -1 when a batch was split into parts, whose rows
+   * are not counted apart. On the task's thread.
+   */
+  public long handedOnInputRows() {
+    return lane.splitSeen() ? -1 : feeder.rowsOfFirst(consumed);
   }
 
   /**

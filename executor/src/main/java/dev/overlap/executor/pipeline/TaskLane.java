@@ -16,9 +16,8 @@ import java.util.function.Function;
  * packed host batches and {@link #next takes} results back in submission order; a batch the
  * pipeline split after running out of device memory gives one result per part, in row order.
  *
- * <p>Threading: a lane belongs to one task; {@link #submit}, {@link #next} and {@link #close} are
- * called from that task's thread, except that {@code close} may also come from Spark's task
- * completion callback on the same thread or another.
+ * <p>Threading: a lane belongs to one task, whose thread calls it, but {@code close} may also come
+ * from Spark's task completion callback on another thread.
  *
  * <p>Failure: when a stage throws for one of this lane's batches, that batch's {@link #next} throws
  * {@link PipelineTaskException} with the stage's exception as cause, later batches of the lane are
@@ -35,14 +34,14 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
   private final String taskName;
   private final Function<H, BatchFlow<H, ?, ?, R>> flows;
   private final int maxAhead;
-  // The compute thread that runs all of this lane's kernels, the download thread all its copies.
-  private final int computer;
-  private final int downloader;
+  private final int computer; // the compute thread of all this lane's kernels
+  private final int downloader; // the download thread of all its copies
   // Results not yet taken, oldest first; a split batch's slot gives way to its parts'. Guarded.
   private final Deque<ResultSlot<R>> pending = new ArrayDeque<>();
   private final AtomicLong submitted = new AtomicLong();
   private final AtomicLongArray busyNanos = new AtomicLongArray(PipelineStage.values().length);
   private volatile boolean closed;
+  private volatile boolean split; // a batch was split into parts
   private final LaneFailure failure;
   private final InPipeline inPipeline;
 
@@ -77,10 +76,7 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
     return maxAhead;
   }
 
-  /**
-   * Results not yet taken with {@link #next}: one per batch submitted, and one more per part of a
-   * batch split after running out of device memory once {@code next} has reached it.
-   */
+  /** Results not yet taken with {@link #next}: one per batch, or per part of a split one. */
   public synchronized int pending() {
     return pending.size();
   }
@@ -171,11 +167,17 @@ public final class TaskLane<H extends AutoCloseable, R extends AutoCloseable>
         if (parts == null) {
           return head.take();
         }
+        split = true;
         for (int i = parts.size() - 1; i >= 0; i--) {
           pending.addFirst(parts.get(i));
         }
       }
     }
+  }
+
+  /** Whether a batch of this lane was split into parts (then results are not whole batches). */
+  public boolean splitSeen() {
+    return split;
   }
 
   /** Drops every batch still in the pipeline and closes every result not yet taken. Idempotent. */

@@ -6,33 +6,45 @@ import dev.overlap.executor.input.parquet.DecodeFaulted;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Parquet partition's rows from the GPU, from the kernel's CPU implementation instead when the
- * GPU failed fatally (or was fenced by another task's fatal error) before the partition gave any
- * row: the CUDA context cannot be used again in this process, and Spark's reader reads the files
- * again. After a row was given the task fails as it is, and Spark's retry reads on the host; the
- * file whose decode faulted is recorded either way ({@link dev.overlap.executor.gpu.FaultedFiles}).
+ * A Parquet partition's rows from the GPU, from the kernel's CPU implementation instead once the
+ * GPU failed fatally (or was fenced by another task's fatal error): the CUDA context cannot be used
+ * again in this process, and Spark's reader reads the files again. The CPU goes on from the first
+ * input row whose results were not handed on: from the start when none were, else from the rows the
+ * batches handed on whole cover. Where those are not known (a batch split into parts, a Delta
+ * table's deleted rows), a task that handed on rows fails as it is, and Spark's retry reads on the
+ * host. The file whose decode faulted is recorded either way ({@link
+ * dev.overlap.executor.gpu.FaultedFiles}).
  */
 final class FaultFallback<T> implements Iterator<T> {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
 
-  private final Supplier<Iterator<T>> cpu;
+  private final LongFunction<Iterator<T>> cpu;
+  private final LongSupplier handedOn;
   private final Consumer<String> onFallback;
   private Iterator<T> current;
   private boolean onCpu;
   private boolean given;
 
   /**
-   * @param cpu the partition through the kernel's CPU implementation, made only when needed
+   * @param cpu the partition through the kernel's CPU implementation from an input row on, made
+   *     only when needed
+   * @param handedOn the input rows the results handed on cover; -1 when not known
    * @param onFallback told why the partition went to the CPU, before it does
    */
-  FaultFallback(Iterator<T> gpu, Supplier<Iterator<T>> cpu, Consumer<String> onFallback) {
+  FaultFallback(
+      Iterator<T> gpu,
+      LongFunction<Iterator<T>> cpu,
+      LongSupplier handedOn,
+      Consumer<String> onFallback) {
     this.current = gpu;
     this.cpu = cpu;
+    this.handedOn = handedOn;
     this.onFallback = onFallback;
   }
 
@@ -76,16 +88,22 @@ final class FaultFallback<T> implements Iterator<T> {
   }
 
   private void toCpu(RuntimeException e) {
-    if (onCpu || given || !gpuLost(e)) {
+    if (onCpu || !gpuLost(e)) {
+      throw e;
+    }
+    long from = given ? handedOn.getAsLong() : 0;
+    if (from < 0) {
       throw e;
     }
     DecodeFaulted d = DecodeFaulted.in(e);
     String reason =
         (d != null ? d.getMessage() : "the GPU failed fatally during this task")
-            + "; the partition ran on the kernel's CPU implementation";
+            + "; the partition "
+            + (from == 0 ? "ran" : "went on from its input row " + from)
+            + " on the kernel's CPU implementation";
     LOG.warn("Overlap: {}", reason, e);
     onFallback.accept(reason);
     onCpu = true;
-    current = cpu.get();
+    current = cpu.apply(from);
   }
 }

@@ -20,6 +20,7 @@ import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.apache.spark.TaskContext;
 import org.apache.spark.util.TaskCompletionListener;
 
@@ -42,6 +43,21 @@ public final class GpuTaskRun {
       BatchStages<H, ?, ?, R> stages,
       BatchSource<HostMemoryBuffer, H> source,
       Consumer<TaskDriver.Figures> onFinish) {
+    return drive(gpu, job, figures, stages, source, onFinish, h -> {});
+  }
+
+  /**
+   * As above; {@code handedOn} is given what says how many input rows the results handed on so far
+   * cover ({@link TaskDriver#handedOnInputRows}).
+   */
+  static <H extends PackedBatch, R extends ResultBatch<T>, T> Iterator<T> drive(
+      GpuRuntime gpu,
+      OverlapConf job,
+      TaskFigures figures,
+      BatchStages<H, ?, ?, R> stages,
+      BatchSource<HostMemoryBuffer, H> source,
+      Consumer<TaskDriver.Figures> onFinish,
+      Consumer<LongSupplier> handedOn) {
     TaskContext ctx = TaskContext.get();
     GpuHealth health = gpu.health();
     // Until the task has ended, its thread may use the runtime's memory (staging buffers it packs,
@@ -84,6 +100,7 @@ public final class GpuTaskRun {
                 }
               });
     }
+    handedOn.accept(driver::handedOnInputRows);
     return FatalErrorPolicy.guard(driver, health);
   }
 

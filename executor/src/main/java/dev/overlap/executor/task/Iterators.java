@@ -10,6 +10,27 @@ public final class Iterators {
   private Iterators() {}
 
   /** {@code f} of each element of {@code it}, applied as the element is taken. */
+  /** {@code it} without its first {@code n} elements, dropped when first asked for. */
+  static <A> Iterator<A> drop(Iterator<A> it, long n) {
+    return new Iterator<>() {
+      long left = n;
+
+      @Override
+      public boolean hasNext() {
+        for (; left > 0 && it.hasNext(); left--) {
+          it.next();
+        }
+        return it.hasNext();
+      }
+
+      @Override
+      public A next() {
+        hasNext();
+        return it.next();
+      }
+    };
+  }
+
   public static <A, B> Iterator<B> map(Iterator<A> it, Function<? super A, ? extends B> f) {
     return new Iterator<>() {
       @Override

@@ -41,8 +41,10 @@ import java.io.Serializable;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
@@ -116,9 +118,10 @@ public final class PartitionRunner implements Serializable {
       return cpu(in);
     }
     RowsOutput out = new RowsOutput(outSchema, kernel.name());
-    // A Parquet partition's files can be read again: after a fatal GPU error, on the CPU.
+    // A Parquet partition's files can be read again: after a fatal GPU error, on the CPU, from
+    // the first input row whose results were not handed on.
     return in instanceof TaskInput.Parquet p && kernel.cpu() != null
-        ? parquet(p, out, () -> cpu(in))
+        ? parquet(p, out, from -> cpu(Iterators.drop(in.cpuRows(), from)))
         : gpu(in, out);
   }
 
@@ -135,7 +138,11 @@ public final class PartitionRunner implements Serializable {
   }
 
   private Iterator<InternalRow> cpu(TaskInput in) {
-    return CpuPath.run(kernel.cpu(), inSchema, outSchema, figures, in.cpuRows());
+    return cpu(in.cpuRows());
+  }
+
+  private Iterator<InternalRow> cpu(Iterator<InternalRow> rows) {
+    return CpuPath.run(kernel.cpu(), inSchema, outSchema, figures, rows);
   }
 
   /** The GPU path of one partition, by its input path, its results as {@code out} makes them. */
@@ -165,11 +172,11 @@ public final class PartitionRunner implements Serializable {
   /**
    * The GPU path of a Parquet partition, its results as {@code mode} makes them.
    *
-   * @param afterFault the partition's results without the GPU, taken when the GPU fails fatally
-   *     before the decode gave any ({@link FaultFallback}); null to fail the task then
+   * @param afterFault the partition's results without the GPU from an input row on, taken when the
+   *     GPU fails fatally ({@link FaultFallback}); null to fail the task then
    */
   private <R extends ResultBatch<T>, T> Iterator<T> parquet(
-      TaskInput.Parquet in, TaskOutput<R, T> mode, Supplier<Iterator<T>> afterFault) {
+      TaskInput.Parquet in, TaskOutput<R, T> mode, LongFunction<Iterator<T>> afterFault) {
     ParquetInput input = in.input();
     List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report);
     if (plans == null) {
@@ -177,12 +184,16 @@ public final class PartitionRunner implements Serializable {
     }
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
-    Iterator<T> onGpu = parquetOnGpu(gpu, job, plans, input, mode);
+    LongSupplier[] handedOn = {() -> -1};
+    Iterator<T> onGpu = parquetOnGpu(gpu, job, plans, input, mode, h -> handedOn[0] = h);
+    // Spark's rows of a Delta table with deletion vectors are fewer than the batches' rows.
+    boolean sameRows = plans.stream().allMatch(p -> p.deleted() == null);
     if (afterFault != null) {
       onGpu =
           new FaultFallback<>(
               onGpu,
               afterFault,
+              () -> sameRows ? handedOn[0].getAsLong() : -1,
               r -> {
                 if (report != null) {
                   report.addFallback(r);
@@ -202,7 +213,8 @@ public final class PartitionRunner implements Serializable {
       OverlapConf job,
       List<FilePlan> plans,
       ParquetInput input,
-      TaskOutput<R, T> mode) {
+      TaskOutput<R, T> mode,
+      Consumer<LongSupplier> handedOn) {
     ParquetSource source =
         new ParquetSource(
             plans,
@@ -222,7 +234,8 @@ public final class PartitionRunner implements Serializable {
         f -> {
           GpuTaskRun.record(figures, InputPath.PARQUET, f, mode);
           GpuTaskRun.recordScan(figures, source);
-        });
+        },
+        handedOn);
   }
 
   /** A task's stages: its input path's upload and table, the kernel, its output's download. */

@@ -399,6 +399,8 @@ class TaskDriverTest {
     t.join(10_000);
     assertSame(boom, e.getCause());
     assertEquals(IntStream.range(0, 2 * ROWS_PER_BATCH).boxed().toList(), rows);
+    // Where a task goes on without the GPU: the input rows of the batches handed on whole.
+    assertEquals(2 * ROWS_PER_BATCH, d.handedOnInputRows());
   }
 
   @Test

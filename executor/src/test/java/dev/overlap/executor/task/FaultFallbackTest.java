@@ -43,13 +43,19 @@ class FaultFallbackTest {
     };
   }
 
+  private long handedOn = -1;
+  private final List<Long> cpuFrom = new ArrayList<>();
+
+  /** The CPU's rows of the partition 1..6 from input row {@code from} on (the kernel: x -> x). */
   private FaultFallback<Integer> fallback(Iterator<Integer> gpu) {
     return new FaultFallback<>(
         gpu,
-        () -> {
+        from -> {
           cpusMade++;
-          return List.of(1, 2, 3).iterator();
+          cpuFrom.add(from);
+          return List.of(1, 2, 3, 4, 5, 6).subList((int) from, 6).iterator();
         },
+        () -> handedOn,
         fellBack::add);
   }
 
@@ -66,8 +72,8 @@ class FaultFallbackTest {
 
   @Test
   void aFaultedDecodeBeforeAnyRowRunsThePartitionOnTheCpuNamingTheFile() {
-    assertEquals(List.of(1, 2, 3), all(fallback(gpu(0, faulted()))));
-    assertEquals(1, cpusMade);
+    assertEquals(List.of(1, 2, 3, 4, 5, 6), all(fallback(gpu(0, faulted()))));
+    assertEquals(List.of(0L), cpuFrom);
     assertEquals(
         List.of(
             "bad.parquet: the GPU failed fatally while decoding it; the partition ran on the"
@@ -78,7 +84,7 @@ class FaultFallbackTest {
   @Test
   void anotherTasksFenceBeforeAnyRowRunsThePartitionOnTheCpuToo() {
     GpuFencedException fenced = new GpuFencedException("GPU 0 failed: ...; fenced", null);
-    assertEquals(List.of(1, 2, 3), all(fallback(gpu(0, fenced))));
+    assertEquals(List.of(1, 2, 3, 4, 5, 6), all(fallback(gpu(0, fenced))));
     assertEquals(
         List.of(
             "the GPU failed fatally during this task; the partition ran on the kernel's CPU"
@@ -87,7 +93,20 @@ class FaultFallbackTest {
   }
 
   @Test
-  void afterARowWasGivenTheTaskFailsAsItIs() {
+  void afterRowsWereGivenTheCpuGoesOnFromTheRowsTheirBatchesCover() {
+    handedOn = 2; // the GPU gave its rows for the first two input rows: -1, -2
+    List<Integer> out = all(fallback(gpu(2, faulted())));
+    assertEquals(List.of(-1, -2, 3, 4, 5, 6), out);
+    assertEquals(List.of(2L), cpuFrom);
+    assertEquals(
+        List.of(
+            "bad.parquet: the GPU failed fatally while decoding it; the partition went on from its"
+                + " input row 2 on the kernel's CPU implementation"),
+        fellBack);
+  }
+
+  @Test
+  void afterRowsWereGivenWithoutKnowingTheirInputRowsTheTaskFailsAsItIs() {
     DecodeFaulted f = faulted();
     Iterator<Integer> it = fallback(gpu(2, f));
     assertEquals(-1, it.next());
