@@ -8,6 +8,7 @@ import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.compute.KernelStage;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
+import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetDecode;
@@ -197,6 +198,13 @@ public final class PartitionRunner implements Serializable {
               r -> {
                 if (report != null) {
                   report.addFallback(r);
+                  // The file whose decode faulted, should this task have met only the fence.
+                  for (FilePlan p : plans) {
+                    String f = FaultedFiles.why(p.split().identity(), Map.of());
+                    if (f != null) {
+                      report.addFallback(f);
+                    }
+                  }
                 }
               });
     }
