@@ -95,7 +95,8 @@ class DecodeFuzzGpuTest {
       return out.selectExpr("to_json(struct(*), map('ignoreNullFields', 'false')) as j")
           .orderBy("j")
           .collectAsList();
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // SparkException, which a failed read throws, is a checked exception.
       return new Failed(String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
     }
   }
