@@ -22,6 +22,9 @@ public final class FaultedFiles {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
   private static final Map<String, String> RECORD = new ConcurrentHashMap<>();
   private static volatile Consumer<Object> toDriver;
+  // A fatal error is sticky: after the first, every decode running in the process fails too.
+  private static final java.util.concurrent.atomic.AtomicBoolean FAULTED =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private FaultedFiles() {}
 
@@ -36,13 +39,18 @@ public final class FaultedFiles {
   }
 
   /**
-   * Records that the GPU failed fatally decoding a file and tells the driver; logs one line.
+   * Records that the GPU failed fatally decoding a file and tells the driver; logs one line. Only
+   * the process's first such file is recorded: the error is sticky, so the decodes that run beside
+   * it on other compute threads fail with it too, through no fault of their files.
    *
    * @param identity the file's identity
    * @param name the file's name, for the reason
    * @param fault the fatal error's first line
    */
   public static void faulted(String identity, String name, String fault) {
+    if (!FAULTED.compareAndSet(false, true)) {
+      return;
+    }
     Fault f =
         new Fault(
             identity,
@@ -84,8 +92,9 @@ public final class FaultedFiles {
     return r != null ? r : RECORD.get(identity);
   }
 
-  /** Forgets every record, for tests. */
+  /** Forgets every record, and that a fault was seen, for tests. */
   public static void clear() {
     RECORD.clear();
+    FAULTED.set(false);
   }
 }

@@ -49,7 +49,8 @@ final class StallWatch extends Thread {
     }
     setDaemon(true);
     this.threads = threads;
-    this.afterNanos = after.toNanos();
+    // Saturated: a timeout of centuries watches for nothing rather than failing the GPU's start.
+    this.afterNanos = after.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : after.toNanos();
     this.bound = bound;
     this.onStall = onStall;
   }
@@ -60,7 +61,11 @@ final class StallWatch extends Thread {
         Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(afterNanos / 4, MAX_PERIOD_NANOS));
     try {
       while (!stopped.await(period, TimeUnit.NANOSECONDS)) {
-        look(System.nanoTime());
+        try {
+          look(System.nanoTime());
+        } catch (RuntimeException e) {
+          LOG.error("{}: a look at the stage threads failed; watching on", getName(), e);
+        }
       }
     } catch (InterruptedException e) {
       LOG.error("{} was interrupted: stalled stages are no longer watched", getName());

@@ -9,15 +9,23 @@ import java.util.function.Function;
 public final class Iterators {
   private Iterators() {}
 
-  /** {@code f} of each element of {@code it}, applied as the element is taken. */
-  /** {@code it} without its first {@code n} elements, dropped when first asked for. */
+  /**
+   * {@code it} without its first {@code n} elements, dropped when first asked for.
+   *
+   * @throws IllegalStateException when {@code it} has fewer than {@code n}: the rows a task goes on
+   *     from are not the rows it handed on, and going on would give another answer
+   */
   static <A> Iterator<A> drop(Iterator<A> it, long n) {
     return new Iterator<>() {
       long left = n;
 
       @Override
       public boolean hasNext() {
-        for (; left > 0 && it.hasNext(); left--) {
+        for (; left > 0; left--) {
+          if (!it.hasNext()) {
+            throw new IllegalStateException(
+                "the input ended " + left + " rows before the " + n + " rows to go on from");
+          }
           it.next();
         }
         return it.hasNext();
@@ -31,6 +39,7 @@ public final class Iterators {
     };
   }
 
+  /** {@code f} of each element of {@code it}, applied as the element is taken. */
   public static <A, B> Iterator<B> map(Iterator<A> it, Function<? super A, ? extends B> f) {
     return new Iterator<>() {
       @Override

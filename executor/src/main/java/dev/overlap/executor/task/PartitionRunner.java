@@ -6,6 +6,7 @@ import dev.overlap.executor.api.InputPath;
 import dev.overlap.executor.compute.DeviceResult;
 import dev.overlap.executor.compute.KernelInput;
 import dev.overlap.executor.compute.KernelStage;
+import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
 import dev.overlap.executor.gpu.FaultedFiles;
@@ -120,8 +121,10 @@ public final class PartitionRunner implements Serializable {
     }
     RowsOutput out = new RowsOutput(outSchema, kernel.name());
     // A Parquet partition's files can be read again: after a fatal GPU error, on the CPU, from
-    // the first input row whose results were not handed on.
-    return in instanceof TaskInput.Parquet p && kernel.cpu() != null
+    // the first input row whose results were not handed on, unless the job forbids the CPU path.
+    boolean cpuAllowed =
+        kernel.cpu() != null && job().get(OverlapConf.NO_GPU_MODE) != NoGpuMode.FAIL;
+    return in instanceof TaskInput.Parquet p && cpuAllowed
         ? parquet(p, out, from -> cpu(Iterators.drop(in.cpuRows(), from)))
         : gpu(in, out);
   }

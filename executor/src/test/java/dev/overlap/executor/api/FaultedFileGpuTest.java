@@ -77,6 +77,10 @@ class FaultedFileGpuTest {
         r.parquetFallbacks().stream()
             .anyMatch(f -> f.startsWith(victim + ": the GPU failed fatally while decoding it")),
         r.parquetFallbacks().toString());
+    assertTrue(
+        r.parquetFallbacks().stream()
+            .anyMatch(f -> f.contains("on the kernel's CPU implementation")),
+        r.parquetFallbacks().toString());
     assertFalse(GpuStatus.current().gpu(), "the GPU is fenced");
 
     // The next job: every task on the CPU (local mode does not exit), Spark's answer.

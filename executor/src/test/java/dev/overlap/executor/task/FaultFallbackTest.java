@@ -14,9 +14,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Parquet partition whose GPU failed fatally before it gave a row runs on the kernel's CPU
- * implementation in the same task, saying which file faulted; after a row was given, or for any
- * other failure, the task fails as it is. The GPU's rows are stood in for by iterators here.
+ * A Parquet partition whose GPU failed fatally goes on on the kernel's CPU implementation in the
+ * same task, from the first input row whose results were not handed on, saying which file faulted;
+ * where those rows are not known and some were handed on, or for any other failure, the task fails
+ * as it is. The GPU's rows are stood in for by iterators here.
  */
 class FaultFallbackTest {
   private final List<String> fellBack = new ArrayList<>();

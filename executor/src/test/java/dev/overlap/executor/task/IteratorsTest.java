@@ -52,4 +52,20 @@ class IteratorsTest {
     assertEquals(List.of(0, 2, 0, 1, 0), taken);
     assertThrows(NoSuchElementException.class, it::next);
   }
+
+  @Test
+  void dropSkipsTheFirstElementsAndRefusesAnInputShorterThanThat() {
+    assertEquals(List.of(3, 4), all(Iterators.drop(List.of(1, 2, 3, 4).iterator(), 2)));
+    assertEquals(List.of(), all(Iterators.drop(List.of(1, 2).iterator(), 2)));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class, () -> Iterators.drop(List.of(1).iterator(), 3).hasNext());
+    assertEquals("the input ended 2 rows before the 3 rows to go on from", e.getMessage());
+  }
+
+  private static List<Integer> all(Iterator<Integer> it) {
+    List<Integer> out = new ArrayList<>();
+    it.forEachRemaining(out::add);
+    return out;
+  }
 }

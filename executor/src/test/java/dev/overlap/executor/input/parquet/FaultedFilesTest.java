@@ -45,6 +45,18 @@ class FaultedFilesTest {
             + " memory access); it is read on the host from now on";
     assertEquals(List.of(new FaultedFiles.Fault(split.identity(), reason)), sent);
     assertEquals(reason, FaultedFiles.why(split.identity(), Map.of()));
+    // The error is sticky: the decodes beside the first fault fail too, and name no file.
+    FileSplit beside =
+        FilePlanTest.split(
+            FilePlanTest.write(
+                dir.resolve("h.parquet"),
+                org.apache.parquet.hadoop.metadata.CompressionCodecName.SNAPPY,
+                20),
+            0,
+            10);
+    FaultedFiles.faulted(beside.identity(), beside.fileName(), "cudaErrorIllegalAddress");
+    assertNull(FaultedFiles.why(beside.identity(), Map.of()));
+    assertEquals(1, sent.size());
     // Another split of the same file is the same file.
     assertEquals(reason, FaultedFiles.why(FilePlanTest.split(file, 4, 10).identity(), Map.of()));
 
