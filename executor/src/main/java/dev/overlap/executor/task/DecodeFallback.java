@@ -2,7 +2,6 @@ package dev.overlap.executor.task;
 
 import dev.overlap.executor.input.parquet.DecodeFailed;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -16,12 +15,9 @@ import java.util.function.Supplier;
  *
  * <p>Anything else, a fatal CUDA error and the GPU's fence included, is thrown as it is.
  */
-final class DecodeFallback<T> implements Iterator<T> {
-  private final Iterator<T> gpu;
+final class DecodeFallback<T> extends SwitchOnFailure<T> {
   private final Supplier<Iterator<T>> host;
   private final Consumer<DecodeFailed> onFallback;
-  private Iterator<T> current;
-  private boolean given;
 
   /**
    * @param host the partition through the host's decode, made only when needed
@@ -29,42 +25,16 @@ final class DecodeFallback<T> implements Iterator<T> {
    *     task fails
    */
   DecodeFallback(Iterator<T> gpu, Supplier<Iterator<T>> host, Consumer<DecodeFailed> onFallback) {
-    this.gpu = gpu;
+    super(gpu);
     this.host = host;
     this.onFallback = onFallback;
-    this.current = gpu;
   }
 
+  /** The host path for a decode failure before any result; else throws. */
   @Override
-  public boolean hasNext() {
-    try {
-      return current.hasNext();
-    } catch (RuntimeException e) {
-      fallBack(e);
-      return current.hasNext();
-    }
-  }
-
-  @Override
-  public T next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
-    }
-    T t;
-    try {
-      t = current.next();
-    } catch (RuntimeException e) {
-      fallBack(e);
-      return next();
-    }
-    given = true;
-    return t;
-  }
-
-  /** Switches to the host path for a decode failure before any result; else throws. */
-  private void fallBack(RuntimeException e) {
+  Iterator<T> switchFor(RuntimeException e, boolean given) {
     DecodeFailed d = DecodeFailed.in(e);
-    if (d == null || current != gpu) {
+    if (d == null) {
       throw e;
     }
     onFallback.accept(d);
@@ -75,6 +45,6 @@ final class DecodeFallback<T> implements Iterator<T> {
               + " on the host",
           e);
     }
-    current = host.get();
+    return host.get();
   }
 }

@@ -4,7 +4,6 @@ import dev.overlap.executor.gpu.GpuFencedException;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.input.parquet.DecodeFaulted;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
@@ -21,15 +20,12 @@ import org.slf4j.LoggerFactory;
  * host. The file whose decode faulted is recorded either way ({@link
  * dev.overlap.executor.gpu.FaultedFiles}).
  */
-final class FaultFallback<T> implements Iterator<T> {
+final class FaultFallback<T> extends SwitchOnFailure<T> {
   private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
 
   private final LongFunction<Iterator<T>> cpu;
   private final LongSupplier handedOn;
   private final Consumer<String> onFallback;
-  private Iterator<T> current;
-  private boolean onCpu;
-  private boolean given;
 
   /**
    * @param cpu the partition through the kernel's CPU implementation from an input row on, made
@@ -42,7 +38,7 @@ final class FaultFallback<T> implements Iterator<T> {
       LongFunction<Iterator<T>> cpu,
       LongSupplier handedOn,
       Consumer<String> onFallback) {
-    this.current = gpu;
+    super(gpu);
     this.cpu = cpu;
     this.handedOn = handedOn;
     this.onFallback = onFallback;
@@ -62,33 +58,8 @@ final class FaultFallback<T> implements Iterator<T> {
   }
 
   @Override
-  public boolean hasNext() {
-    try {
-      return current.hasNext();
-    } catch (RuntimeException e) {
-      toCpu(e);
-      return current.hasNext();
-    }
-  }
-
-  @Override
-  public T next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
-    }
-    T t;
-    try {
-      t = current.next();
-    } catch (RuntimeException e) {
-      toCpu(e);
-      return next();
-    }
-    given = true;
-    return t;
-  }
-
-  private void toCpu(RuntimeException e) {
-    if (onCpu || !gpuLost(e)) {
+  Iterator<T> switchFor(RuntimeException e, boolean given) {
+    if (!gpuLost(e)) {
       throw e;
     }
     long from = given ? handedOn.getAsLong() : 0;
@@ -103,7 +74,6 @@ final class FaultFallback<T> implements Iterator<T> {
             + " on the kernel's CPU implementation";
     LOG.warn("Overlap: {}", reason, e);
     onFallback.accept(reason);
-    onCpu = true;
-    current = cpu.apply(from);
+    return cpu.apply(from);
   }
 }

@@ -23,25 +23,8 @@ class FaultFallbackTest {
   private final List<String> fellBack = new ArrayList<>();
   private int cpusMade;
 
-  /** Gives {@code rows} values, then throws {@code failure} (wrapped as the pipeline wraps it). */
   private static Iterator<Integer> gpu(int rows, RuntimeException failure) {
-    return new Iterator<>() {
-      int given;
-
-      @Override
-      public boolean hasNext() {
-        if (given < rows) {
-          return true;
-        }
-        throw new RuntimeException("pipeline task failed", failure);
-      }
-
-      @Override
-      public Integer next() {
-        hasNext();
-        return -(++given);
-      }
-    };
+    return FailingRows.after(rows, failure);
   }
 
   private long handedOn = -1;
