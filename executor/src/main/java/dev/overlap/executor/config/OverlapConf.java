@@ -236,7 +236,10 @@ public final class OverlapConf {
           RAPIDS_INPUT,
           PLANNER_WARM_UP,
           TRACE_DIR,
-          DEBUG_TRACK_BATCHES);
+          DEBUG_TRACK_BATCHES,
+          SqlKeys.ENABLED,
+          SqlKeys.EXPLAIN,
+          SqlKeys.WITHOUT_GPU);
 
   private final Map<ConfigEntry<?>, Object> values;
 

@@ -38,6 +38,22 @@ public final class SparkEngine implements Engine {
 
   @Override
   public Dataset<Row> map(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
+    Mapped m = mapRows(input, kernel, report);
+    return m.setup().ds().sparkSession().internalCreateDataFrame(m.rows(), m.setup().out(), false);
+  }
+
+  /** A kernel mapped over an input: its rows, planned not run, and the call's setup. */
+  record Mapped(RDD<InternalRow> rows, JobSetup setup) {}
+
+  /**
+   * As {@link #map}, the result as Spark's internal rows, for a physical plan that runs the
+   * kernel's stage (the SQL compiler's).
+   */
+  public static RDD<InternalRow> rows(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
+    return mapRows(input, kernel, report).rows();
+  }
+
+  private static Mapped mapRows(Dataset<Row> input, GpuKernel kernel, PipelineReport report) {
     long start = System.nanoTime();
     JobSetup s = JobSetup.of(input, kernel, report);
     long settled = System.nanoTime();
@@ -54,7 +70,7 @@ public final class SparkEngine implements Engine {
         (settled - start) / 1_000_000,
         (plannedAt - settled) / 1_000_000,
         (end - plannedAt) / 1_000_000);
-    return s.ds().sparkSession().internalCreateDataFrame(result, s.out(), false);
+    return new Mapped(result, s);
   }
 
   @Override

@@ -42,6 +42,8 @@ public final class OverlapDriverPlugin implements DriverPlugin {
     }
     UnknownKeys.check(keys);
     OverlapConf settings = OverlapConf.read(k -> conf.get(k, null));
+    // The context's own conf, not a copy: Spark SQL reads the extensions from it afterwards.
+    SqlExtension.install(ctx.conf(), settings);
     if (settings.get(OverlapConf.PLANNER_WARM_UP)) {
       warmUp = PlannerWarmUp.start(sc);
     }

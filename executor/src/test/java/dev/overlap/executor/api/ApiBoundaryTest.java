@@ -159,6 +159,8 @@ class ApiBoundaryTest {
                   "task",
                   "trace",
                   "types")),
+          Map.entry(
+              "sql", Set.of("api", "config", "input.parquet.delta", "plan", "plugin", "types")),
           Map.entry("(root)", Set.of("api", "plugin")));
 
   @Test

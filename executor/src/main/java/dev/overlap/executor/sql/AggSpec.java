@@ -1,0 +1,136 @@
+package dev.overlap.executor.sql;
+
+import java.io.Serializable;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.Add;
+import org.apache.spark.sql.catalyst.expressions.EvalMode;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Average;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Min;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Sum;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.LongType;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * One partial aggregate the GPU computes ({@link GpuAggregates}), in the buffer Spark's final
+ * aggregate merges: its kind, the expression it aggregates and its buffer's types, as Spark's own
+ * function declares them.
+ *
+ * @param kind what is computed
+ * @param child the aggregated expression; null for a count of rows
+ * @param buffer the types of the function's buffer columns, in order
+ * @param ansi whether a long sum fails on overflow (Spark's ANSI mode) rather than wrapping
+ */
+record AggSpec(Kind kind, Expression child, List<DataType> buffer, boolean ansi)
+    implements Serializable {
+
+  /** The kinds built. */
+  enum Kind {
+    COUNT_ROWS,
+    COUNT,
+    SUM_DECIMAL,
+    SUM_LONG,
+    SUM_DOUBLE,
+    AVG_DECIMAL,
+    AVG_DOUBLE,
+    MIN,
+    MAX
+  }
+
+  /** The result: a spec, or why the aggregate is left to Spark. */
+  record Compiled(AggSpec spec, String why) {}
+
+  static Compiled of(AggregateExpression ae) {
+    if (ae.mode() != Partial$.MODULE$ || ae.isDistinct() || ae.filter().isDefined()) {
+      return no(ae, "a DISTINCT or FILTER aggregate, or one not in partial mode");
+    }
+    AggregateFunction f = ae.aggregateFunction();
+    List<DataType> buffer =
+        CollectionConverters.asJava(f.aggBufferAttributes()).stream()
+            .map(a -> a.dataType())
+            .toList();
+    List<Expression> children = CollectionConverters.asJava(f.children());
+    if (f instanceof Count) {
+      if (children.stream().allMatch(c -> c instanceof Literal l && l.value() != null)) {
+        return yes(Kind.COUNT_ROWS, null, buffer, false);
+      }
+      return children.size() == 1
+          ? child(Kind.COUNT, children.get(0), buffer, false, ae)
+          : no(ae, "count of several expressions is not built yet");
+    }
+    if (children.size() != 1) {
+      return no(ae, "an aggregate of several expressions");
+    }
+    Expression c = children.get(0);
+    DataType t = c.dataType();
+    if (f instanceof Sum s) {
+      if (t instanceof DecimalType) {
+        return child(Kind.SUM_DECIMAL, c, buffer, true, ae);
+      }
+      if (Supported.integral(t) && buffer.get(0) instanceof LongType) {
+        return child(Kind.SUM_LONG, c, buffer, ansi(s), ae);
+      }
+      if (t instanceof DoubleType) {
+        return child(Kind.SUM_DOUBLE, c, buffer, false, ae);
+      }
+      return no(ae, "sum of " + t.simpleString());
+    }
+    if (f instanceof Average) {
+      if (t instanceof DecimalType) {
+        return child(Kind.AVG_DECIMAL, c, buffer, true, ae);
+      }
+      if (buffer.get(0) instanceof DoubleType && (Supported.integral(t) || Supported.floating(t))) {
+        return child(Kind.AVG_DOUBLE, c, buffer, false, ae);
+      }
+      return no(ae, "avg of " + t.simpleString());
+    }
+    if (f instanceof Min || f instanceof Max) {
+      if (Supported.floating(t)) {
+        return no(ae, "min and max of floating-point values (Spark's NaN order) not built yet");
+      }
+      return child(f instanceof Min ? Kind.MIN : Kind.MAX, c, buffer, false, ae);
+    }
+    return no(ae, "aggregate " + f.prettyName() + " is not built yet");
+  }
+
+  /** Whether a long sum's update adds with ANSI's overflow check. */
+  private static boolean ansi(Sum s) {
+    for (Expression u : CollectionConverters.asJava(s.updateExpressions())) {
+      boolean[] found = {false};
+      u.foreach(
+          e -> {
+            if (e instanceof Add a && a.evalMode() == EvalMode.ANSI()) {
+              found[0] = true;
+            }
+            return scala.runtime.BoxedUnit.UNIT;
+          });
+      if (found[0]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Compiled child(
+      Kind k, Expression c, List<DataType> buffer, boolean ansi, AggregateExpression ae) {
+    String why = Supported.why(c);
+    return why != null ? no(ae, why) : yes(k, c, buffer, ansi);
+  }
+
+  private static Compiled yes(Kind k, Expression c, List<DataType> buffer, boolean ansi) {
+    return new Compiled(new AggSpec(k, c, buffer, ansi), null);
+  }
+
+  private static Compiled no(AggregateExpression ae, String why) {
+    return new Compiled(null, ae.sql() + ": " + why);
+  }
+}

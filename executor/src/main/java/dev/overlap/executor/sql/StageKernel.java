@@ -1,0 +1,114 @@
+package dev.overlap.executor.sql;
+
+import ai.rapids.cudf.ColumnVector;
+import ai.rapids.cudf.Table;
+import dev.overlap.executor.api.CpuKernel;
+import dev.overlap.executor.api.GpuKernel;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.ExprId;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A compiled stage ({@link StagePlan}) as a kernel: per batch, its filters and projections, then
+ * its partial aggregates, on the GPU; {@link #cpu()} does the same through Spark's own evaluation.
+ */
+final class StageKernel implements GpuKernel {
+  private static final long serialVersionUID = 1L;
+
+  private final StagePlan plan;
+
+  StageKernel(StagePlan plan) {
+    this.plan = plan;
+  }
+
+  @Override
+  public StructType outputSchema(StructType input) {
+    return plan.schema();
+  }
+
+  @Override
+  public String name() {
+    return "OverlapStage";
+  }
+
+  @Override
+  public Table apply(Table in) {
+    List<GpuEval> evals = new ArrayList<>();
+    try {
+      Map<ExprId, ColumnVector> env = new HashMap<>();
+      for (int i = 0; i < plan.input().size(); i++) {
+        env.put(plan.input().get(i).exprId(), in.getColumn(i));
+      }
+      GpuEval g = new GpuEval(env, (int) in.getRowCount());
+      evals.add(g);
+      for (StagePlan.Step s : plan.steps()) {
+        env = s.condition() != null ? filter(g, env, s) : project(g, env, s.project());
+        if (s.condition() != null) {
+          g =
+              new GpuEval(
+                  env, env.isEmpty() ? 0 : (int) env.values().iterator().next().getRowCount());
+          evals.add(g);
+          g.own(new Holder(env));
+        } else {
+          g = new GpuEval(env, g.rows());
+          evals.add(g);
+        }
+      }
+      return GpuAggregates.of(g, plan.keys(), plan.aggs());
+    } finally {
+      for (int i = evals.size() - 1; i >= 0; i--) {
+        evals.get(i).close();
+      }
+    }
+  }
+
+  /** The rows that pass the step's condition, every column of {@code env}, as a new env. */
+  private static Map<ExprId, ColumnVector> filter(
+      GpuEval g, Map<ExprId, ColumnVector> env, StagePlan.Step s) {
+    ColumnVector mask = g.column(s.condition());
+    List<ExprId> ids = new ArrayList<>(env.keySet());
+    Map<ExprId, ColumnVector> out = new HashMap<>();
+    if (ids.isEmpty()) {
+      return out;
+    }
+    ColumnVector[] cols = ids.stream().map(env::get).toArray(ColumnVector[]::new);
+    try (Table t = new Table(cols);
+        Table kept = t.filter(mask)) {
+      for (int i = 0; i < ids.size(); i++) {
+        out.put(ids.get(i), kept.getColumn(i).incRefCount());
+      }
+    }
+    return out;
+  }
+
+  /** The projection's columns, evaluated in {@code g}, as a new env. */
+  private static Map<ExprId, ColumnVector> project(
+      GpuEval g, Map<ExprId, ColumnVector> env, List<NamedExpression> project) {
+    Map<ExprId, ColumnVector> out = new HashMap<>();
+    for (NamedExpression ne : project) {
+      ColumnVector c =
+          ne instanceof Alias a ? g.column(a.child()) : env.get(((Attribute) ne).exprId());
+      out.put(ne.exprId(), c);
+    }
+    return out;
+  }
+
+  @Override
+  public CpuKernel cpu() {
+    return new CpuStage(plan);
+  }
+
+  /** The columns a filter made, closed with the evaluation that owns this. */
+  private record Holder(Map<ExprId, ColumnVector> cols) implements AutoCloseable {
+    @Override
+    public void close() {
+      cols.values().forEach(ColumnVector::close);
+    }
+  }
+}
