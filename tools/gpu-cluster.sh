@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # A standalone Spark cluster on one machine with several GPUs: a Master and one Worker per GPU,
-# each Worker advertising only its own GPU, then etl submitted through ./spark-submit.sh --master.
+# each Worker advertising only its own GPU (two sharing one on a one-GPU machine for `fault`), then
+# etl submitted through ./spark-submit.sh --master.
 # Meant for a GPU machine that received the bundle (run it through
 # `bash .gpu-bundle/recv.sh run bash tools/gpu-cluster.sh`), after tools/gpu-jobs.sh wrote
 # jobs/target/spark-classpath.txt and generated the data (its `etl-cpu` step gives the reference).
-#   tools/gpu-cluster.sh [plain] [kill]   plain: etl on the cluster; kill: the same with one
+#   tools/gpu-cluster.sh [plain] [kill] [fault]
+#                                         plain: etl on the cluster; kill: the same with one
 #                                         executor JVM killed (SIGKILL) KILL_AFTER seconds (default
-#                                         0.5) after Q1's first task started
-#   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs)
+#                                         0.5) after Q1's first task started; fault: the same with
+#                                         the GPU decode of lineitem's first part file faulting
+#                                         (a real illegal memory access, the test hook
+#                                         overlap.test.faultOnDecodeOf) under onFatalError=EXIT:
+#                                         the job must give the CPU's answer, the file read on the
+#                                         host from then on, at most one executor lost
+#   SCALE (default 10), DATA (default /tmp/overlap-tpch), OUT (logs), WORKERS (default one per
+#   GPU, at least 2 with `fault`; Worker w advertises GPU w % GPUs, the cores split between them)
 # Every step compares its output with /tmp/out-etl-cpu (tools/gpu-jobs.sh etl-cpu) and samples
 # each GPU's utilisation every 0.5 s into $OUT/<step>-smi.csv.
 set -uo pipefail
@@ -21,6 +29,9 @@ out="$(cd "$out" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 gpus="$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)"
+workers="${WORKERS:-$gpus}"
+# A fault takes its executor's GPU for good: a second Worker, even on one GPU, runs the retry.
+[[ " ${*:-} " == *" fault "* ]] && ((workers < 2)) && workers=2
 mapfile -t jvm_options <conf/jvm-options.txt
 
 # Spark's launcher expects $SPARK_HOME/jars; the executors get their classpath from it.
@@ -80,30 +91,57 @@ trap stop_all EXIT
 daemon "$out/master.log" -cp "$home/jars/*" org.apache.spark.deploy.master.Master \
   --host 127.0.0.1 --port 7077 --webui-port 0
 await "$out/master.log" "I have been elected leader" || exit 1
-cores=$(($(nproc) / gpus))
-for ((g = 0; g < gpus; g++)); do
+cores=$(($(nproc) / workers))
+for ((w = 0; w < workers; w++)); do
   # This Worker's GPU only: Spark hands it to the executor it launches.
-  printf '#!/usr/bin/env bash\necho '"'"'{"name": "gpu", "addresses": ["%s"]}'"'"'\n' "$g" >"$work/gpu$g.sh"
-  chmod +x "$work/gpu$g.sh"
-  JAVA_HOME="$worker_java_home" daemon "$out/worker$g.log" -Dspark.worker.resource.gpu.amount=1 \
-    -Dspark.worker.resource.gpu.discoveryScript="$work/gpu$g.sh" \
+  g=$((w % gpus))
+  printf '#!/usr/bin/env bash\necho '"'"'{"name": "gpu", "addresses": ["%s"]}'"'"'\n' "$g" >"$work/gpu$w.sh"
+  chmod +x "$work/gpu$w.sh"
+  JAVA_HOME="$worker_java_home" daemon "$out/worker$w.log" -Dspark.worker.resource.gpu.amount=1 \
+    -Dspark.worker.resource.gpu.discoveryScript="$work/gpu$w.sh" \
     -cp "$home/jars/*" org.apache.spark.deploy.worker.Worker spark://127.0.0.1:7077 \
-    --host 127.0.0.1 --cores "$cores" --memory 48g --webui-port 0 --work-dir "$work/work$g"
-  await "$out/worker$g.log" "Successfully registered with master" || exit 1
+    --host 127.0.0.1 --cores "$cores" --memory 48g --webui-port 0 --work-dir "$work/work$w"
+  await "$out/worker$w.log" "Successfully registered with master" || exit 1
 done
-echo "cluster: 1 master, $gpus workers of $cores cores and one GPU each" | tee -a "$out/summary.txt"
+echo "cluster: 1 master, $workers workers of $cores cores and one GPU each (worker w on GPU w % $gpus)" |
+  tee -a "$out/summary.txt"
+# Two executors sharing a GPU share its memory and the host's: smaller heaps.
+executor_memory=40g
+((workers > gpus)) && executor_memory=24g
 
+# submit NAME [EXECUTOR_JAVA_OPTION] [SPARK_SUBMIT_ARG...]
 submit() {
-  local name="$1"
+  local name="$1" opts="-Dai.rapids.refcount.debug=true${2:+ $2}"
+  shift
+  (($# > 0)) && shift
   # SPARK_HOME is the daemons' (jars only): spark-submit.sh would look for bin/spark-submit there.
   env -u SPARK_HOME ./spark-submit.sh etl --master spark://127.0.0.1:7077 --input "$data/lineitem" \
     --output "/tmp/out-$name" --overwrite --driver-memory 32g \
-    --conf spark.executor.cores="$cores" --conf spark.executor.memory=40g \
-    --conf spark.cores.max=$((cores * gpus)) \
+    --conf spark.executor.cores="$cores" --conf spark.executor.memory="$executor_memory" \
+    --conf spark.cores.max=$((cores * workers)) \
     --conf spark.executor.resource.gpu.amount=1 \
     --conf spark.task.resource.gpu.amount="$(awk "BEGIN{print 1/$cores}")" \
-    --conf "spark.executor.extraJavaOptions=-Dai.rapids.refcount.debug=true" \
+    --conf "spark.executor.extraJavaOptions=$opts" "$@" \
     >"$out/$name.log" 2>&1
+}
+# After the `fault` step, before report clears the executors' folders: where the fault was met,
+# where the file was then read on the host, and how many executors the driver lost.
+faults() {
+  local name="$1" victim="$2"
+  {
+    echo "  fault provoked on $victim"
+    echo "  executors lost: $(grep -oE "Lost executor [0-9]+" "$out/$name.log" | sort -u | wc -l)"
+    grep -hE "Lost executor [0-9]+|exited with code|ExecutorLostFailure" "$out/$name.log" |
+      head -5 | sed 's/^/  driver: /'
+    grep -hE "Overlap: .*($victim|failed fatally|fenced)|Parquet decoded on the host: .*$victim" \
+      "$out/$name.log" | head -10 | sed 's/^/  driver: /'
+    local f
+    for f in "$work"/work*/app-*/*/stderr; do
+      [[ -f "$f" ]] || continue
+      grep -hE "Overlap: .*($victim|failed fatally|fenced)|Parquet decoded on the host: .*$victim|could not (tell|ask) the driver" "$f" |
+        head -10 | sed "s|^|  executor ${f#"$work"/}: |"
+    done
+  } | tee -a "$out/summary.txt"
 }
 compare() {
   java -Xmx16g "${jvm_options[@]}" -cp "$(cat jobs/target/spark-classpath.txt):$GPU_BUNDLE_APP/jobs/test-classes" \
@@ -158,6 +196,17 @@ for step in "${@:-plain kill}"; do
         fi
         wait "$job"
         rc=$? ;;
+      fault)
+        victim="$(find "$data/lineitem" -name 'part-*' -type f | sort | head -1)"
+        victim="${victim##*/}"
+        if [[ -z "$victim" ]]; then
+          echo "no part file under $data/lineitem" >&2
+          exit 2
+        fi
+        submit "etl-cluster-$s" "-Doverlap.test.faultOnDecodeOf=$victim" \
+          --conf spark.overlap.gpu.onFatalError=EXIT
+        rc=$?
+        faults "etl-cluster-$s" "$victim" ;;
       *) echo "unknown step $s" >&2; exit 2 ;;
     esac
     kill "$smi"

@@ -64,6 +64,23 @@ public interface PipelineReport extends Serializable {
   List<String> parquetFallbacks();
 
   /**
+   * Files whose decode failed fatally on a GPU (an illegal memory access in cuDF's reader, say),
+   * each once with the fault: met by one of the job's tasks, or why one read the file on the host.
+   * Such a file is read on the host from then on. Empty when none.
+   */
+  default List<String> gpuFaults() {
+    return List.of();
+  }
+
+  /**
+   * Tasks that began on the GPU and, the GPU having failed fatally, went on to their end on the
+   * kernel's CPU implementation: counted among {@link #cpuTasks}, not {@link #gpuTasks}.
+   */
+  default long fellBackTasks() {
+    return 0;
+  }
+
+  /**
    * Beside the RAPIDS Accelerator: why the kernel's input was not taken from its device batches;
    * empty when it was, or when RAPIDS is not in {@code spark.plugins}.
    */
@@ -157,7 +174,7 @@ public interface PipelineReport extends Serializable {
             String.format(Locale.ROOT, "  rows            %,d in, %,d out%n", rowsIn(), rowsOut()));
       }
       sb.append(String.format(Locale.ROOT, "  wall            %8.3f s%n", wall));
-      return sb.toString();
+      return sb.append(faultLines()).toString();
     }
     StringBuilder sb = new StringBuilder();
     for (PipelineStage s : PipelineStage.values()) {
@@ -186,6 +203,24 @@ public interface PipelineReport extends Serializable {
             worst / wall,
             bottleneck.label(),
             bytesCopied() / 1e9));
+    return sb.append(faultLines()).toString();
+  }
+
+  /** The lines of {@link #stageSummary} naming each GPU fault once, and the tasks it sent back. */
+  private String faultLines() {
+    StringBuilder sb = new StringBuilder();
+    for (String f : gpuFaults()) {
+      sb.append("  GPU fault       ").append(f).append('\n');
+    }
+    if (fellBackTasks() > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  fell back       %d of the CPU %s began on the GPU and went on on the CPU after"
+                  + " a fatal GPU error%n",
+              fellBackTasks(),
+              cpuTasks() == 1 ? "task" : "tasks"));
+    }
     return sb.toString();
   }
 

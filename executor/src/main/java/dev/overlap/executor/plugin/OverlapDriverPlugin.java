@@ -58,14 +58,12 @@ public final class OverlapDriverPlugin implements DriverPlugin {
   }
 
   /**
-   * An executor's message: a file whose decode failed fatally on its GPU ({@link FaultedFiles}).
+   * An executor's message ({@link FaultedFiles#answer}): a file whose decode failed fatally on its
+   * GPU, or a retried task's question for the files recorded so far.
    */
   @Override
   public Object receive(Object message) {
-    if (message instanceof FaultedFiles.Fault f) {
-      FaultedFiles.received(f);
-    }
-    return null;
+    return FaultedFiles.answer(message);
   }
 
   @Override

@@ -80,14 +80,20 @@ public final class OverlapExecutorPlugin implements ExecutorPlugin {
             : new TraceRecorder(System.nanoTime(), TraceRecorder.DEFAULT_MAX_SPANS);
     trace = recorder;
     onFatal = policy;
+    // In local mode the executor is the driver's process and shares its record: nothing to ask.
     FaultedFiles.link(
-        m -> {
-          try {
-            ctx.send(m);
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        });
+        "driver".equals(id)
+            ? null
+            : m -> {
+              try {
+                return ctx.ask(m);
+              } catch (Exception e) {
+                if (e instanceof InterruptedException) {
+                  Thread.currentThread().interrupt();
+                }
+                throw new IllegalStateException("asking the driver failed: " + e, e);
+              }
+            });
     ExecutorMetrics.register(ctx.metricRegistry());
     // Spark starts spark.plugins.defaultList's plugins first, then spark.plugins'.
     String plugins =

@@ -4,9 +4,9 @@ import dev.overlap.executor.gpu.GpuFencedException;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.input.parquet.DecodeFaulted;
 import java.util.Iterator;
-import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
+import java.util.function.ObjLongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,19 +25,20 @@ final class FaultFallback<T> extends SwitchOnFailure<T> {
 
   private final LongFunction<Iterator<T>> cpu;
   private final LongSupplier handedOn;
-  private final Consumer<String> onFallback;
+  private final ObjLongConsumer<String> onFallback;
 
   /**
    * @param cpu the partition through the kernel's CPU implementation from an input row on, made
    *     only when needed
    * @param handedOn the input rows the results handed on cover; -1 when not known
-   * @param onFallback told why the partition went to the CPU, before it does
+   * @param onFallback told why the partition went to the CPU and from which input row, before it
+   *     does
    */
   FaultFallback(
       Iterator<T> gpu,
       LongFunction<Iterator<T>> cpu,
       LongSupplier handedOn,
-      Consumer<String> onFallback) {
+      ObjLongConsumer<String> onFallback) {
     super(gpu);
     this.cpu = cpu;
     this.handedOn = handedOn;
@@ -73,7 +74,7 @@ final class FaultFallback<T> extends SwitchOnFailure<T> {
             + (from == 0 ? "ran" : "went on from its input row " + from)
             + " on the kernel's CPU implementation";
     LOG.warn("Overlap: {}", reason, e);
-    onFallback.accept(reason);
+    onFallback.accept(reason, from);
     return cpu.apply(from);
   }
 }

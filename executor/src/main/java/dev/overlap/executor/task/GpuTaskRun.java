@@ -107,20 +107,37 @@ public final class GpuTaskRun {
   /** The task's figures into the job's report and the call's stage accumulators. */
   static void record(
       TaskFigures figures, InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode) {
+    figures.addGpuTask(gpuTask(path, f, mode, f.rowsIn()));
+  }
+
+  /**
+   * The GPU part of a task that went on on the CPU after a fatal GPU error: its work, its input
+   * rows the {@code rowsIn} its handed-on results cover (the CPU counts the rest); not a GPU task.
+   */
+  static void recordFellBack(
+      TaskFigures figures,
+      InputPath path,
+      TaskDriver.Figures f,
+      TaskOutput<?, ?> mode,
+      long rowsIn) {
+    figures.addFellBack(gpuTask(path, f, mode, rowsIn));
+  }
+
+  private static JobReport.GpuTask gpuTask(
+      InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode, long rowsIn) {
     Map<PipelineStage, Long> nanos = new EnumMap<>(PipelineStage.class);
     nanos.put(PipelineStage.PACK, f.packNanos());
     f.busyNanos().forEach(nanos::put);
-    figures.addGpuTask(
-        new JobReport.GpuTask(
-            path,
-            f.rowsIn(),
-            mode.rowsOut(f),
-            f.batches(),
-            f.bytes(),
-            nanos,
-            f.stagingWaitNanos(),
-            f.resultWaitNanos(),
-            path == InputPath.RAPIDS ? f.upstreamNanos() : 0));
+    return new JobReport.GpuTask(
+        path,
+        rowsIn,
+        mode.rowsOut(f),
+        f.batches(),
+        f.bytes(),
+        nanos,
+        f.stagingWaitNanos(),
+        f.resultWaitNanos(),
+        path == InputPath.RAPIDS ? f.upstreamNanos() : 0);
   }
 
   /** A Parquet task's scan figures into the job's report and the call's stage accumulators. */

@@ -38,6 +38,8 @@ public final class JobReport implements PipelineReport, TaskFigures {
   private final LongAccumulator parquetBytes;
   private final LongAccumulator decode;
   private final CollectionAccumulator<String> fallbacks;
+  private final DistinctAccumulator faults;
+  private final LongAccumulator fellBack;
 
   /** Registers a fresh set of accumulators on the session's context. */
   public JobReport(SparkSession spark) {
@@ -63,6 +65,9 @@ public final class JobReport implements PipelineReport, TaskFigures {
     parquetBytes = sc.longAccumulator();
     decode = sc.longAccumulator();
     fallbacks = sc.collectionAccumulator();
+    faults = new DistinctAccumulator();
+    sc.register(faults);
+    fellBack = sc.longAccumulator();
   }
 
   /**
@@ -150,6 +155,22 @@ public final class JobReport implements PipelineReport, TaskFigures {
   public void addGpuTask(GpuTask t) {
     gpuTasks.add(1);
     pathTasks.get(t.path()).add(1);
+    addGpuWork(t);
+  }
+
+  @Override
+  public void addFellBack(GpuTask gpuPart) {
+    fellBack.add(1);
+    addGpuWork(gpuPart);
+  }
+
+  @Override
+  public void addFault(String fault) {
+    faults.add(fault);
+  }
+
+  /** A GPU task's figures but the task count. */
+  private void addGpuWork(GpuTask t) {
     stagingWait.add(t.stagingWaitNanos());
     resultWait.add(t.resultWaitNanos());
     rapidsNanos.add(t.rapidsNanos());
@@ -243,6 +264,16 @@ public final class JobReport implements PipelineReport, TaskFigures {
   public List<String> parquetFallbacks() {
     Set<String> distinct = new TreeSet<>(fallbacks.value());
     return distinct.stream().limit(20).toList();
+  }
+
+  @Override
+  public List<String> gpuFaults() {
+    return faults.value();
+  }
+
+  @Override
+  public long fellBackTasks() {
+    return fellBack.value();
   }
 
   @Override

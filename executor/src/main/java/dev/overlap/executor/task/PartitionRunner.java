@@ -9,7 +9,6 @@ import dev.overlap.executor.compute.KernelStage;
 import dev.overlap.executor.config.NoGpuMode;
 import dev.overlap.executor.config.OverlapConf;
 import dev.overlap.executor.config.ParquetDecodeMode;
-import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.gpu.GpuRuntime;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.ParquetDecode;
@@ -182,14 +181,15 @@ public final class PartitionRunner implements Serializable {
   private <R extends ResultBatch<T>, T> Iterator<T> parquet(
       TaskInput.Parquet in, TaskOutput<R, T> mode, LongFunction<Iterator<T>> afterFault) {
     ParquetInput input = in.input();
-    List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report);
+    List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report, figures);
     if (plans == null) {
       return gpu(in.host(), mode);
     }
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
     LongSupplier[] handedOn = {() -> -1};
-    Iterator<T> onGpu = parquetOnGpu(gpu, job, plans, input, mode, h -> handedOn[0] = h);
+    FellBack fellBack = new FellBack(figures, plans);
+    Iterator<T> onGpu = parquetOnGpu(gpu, job, plans, input, mode, h -> handedOn[0] = h, fellBack);
     // Spark's rows of a Delta table with deletion vectors are fewer than the batches' rows.
     boolean sameRows = plans.stream().allMatch(p -> p.deleted() == null);
     if (afterFault != null) {
@@ -198,18 +198,7 @@ public final class PartitionRunner implements Serializable {
               onGpu,
               afterFault,
               () -> sameRows ? handedOn[0].getAsLong() : -1,
-              r -> {
-                if (report != null) {
-                  report.addFallback(r);
-                  // The file whose decode faulted, should this task have met only the fence.
-                  for (FilePlan p : plans) {
-                    String f = FaultedFiles.why(p.split().identity(), Map.of());
-                    if (f != null) {
-                      report.addFallback(f);
-                    }
-                  }
-                }
-              });
+              (why, from) -> fellBack.from(from));
     }
     if (job.get(OverlapConf.PARQUET_DECODE) == ParquetDecodeMode.GPU) {
       return onGpu;
@@ -225,7 +214,8 @@ public final class PartitionRunner implements Serializable {
       List<FilePlan> plans,
       ParquetInput input,
       TaskOutput<R, T> mode,
-      Consumer<LongSupplier> handedOn) {
+      Consumer<LongSupplier> handedOn,
+      FellBack fellBack) {
     ParquetSource source =
         new ParquetSource(
             plans,
@@ -243,7 +233,7 @@ public final class PartitionRunner implements Serializable {
             mode),
         source,
         f -> {
-          GpuTaskRun.record(figures, InputPath.PARQUET, f, mode);
+          fellBack.gpuEnded(InputPath.PARQUET, f, mode);
           GpuTaskRun.recordScan(figures, source);
         },
         handedOn);

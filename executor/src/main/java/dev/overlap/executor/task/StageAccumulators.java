@@ -27,6 +27,7 @@ public final class StageAccumulators implements TaskFigures {
   public static final String TASKS_GPU = "overlap.tasks.gpu";
 
   public static final String TASKS_CPU = "overlap.tasks.cpu";
+  public static final String TASKS_FELL_BACK = "overlap.tasks.fellBack";
   public static final String ROWS_IN = "overlap.rows.in";
   public static final String ROWS_OUT = "overlap.rows.out";
   public static final String BATCHES = "overlap.batches";
@@ -41,12 +42,15 @@ public final class StageAccumulators implements TaskFigures {
   public static final String RESULT_WAIT_MS = "overlap.wait.results.ms";
   public static final String RAPIDS_MS = "overlap.rapids.ms";
   public static final String CPU_KERNEL_MS = "overlap.cpuKernel.ms";
+  // Not a number: the faults, each once (a DistinctAccumulator).
+  public static final String FAULTED_FILES = "overlap.faultedFiles";
 
   /** Every name, in the order docs/operations.md lists them. */
   public static final List<String> NAMES =
       List.of(
           TASKS_GPU,
           TASKS_CPU,
+          TASKS_FELL_BACK,
           ROWS_IN,
           ROWS_OUT,
           BATCHES,
@@ -60,24 +64,38 @@ public final class StageAccumulators implements TaskFigures {
           STAGING_WAIT_MS,
           RESULT_WAIT_MS,
           RAPIDS_MS,
-          CPU_KERNEL_MS);
+          CPU_KERNEL_MS,
+          FAULTED_FILES);
 
   private final Map<String, AccumulatorV2<Long, Long>> byName;
+  private final DistinctAccumulator faults;
 
-  private StageAccumulators(Map<String, AccumulatorV2<Long, Long>> byName) {
+  private StageAccumulators(
+      Map<String, AccumulatorV2<Long, Long>> byName, DistinctAccumulator faults) {
     this.byName = byName;
+    this.faults = faults;
   }
 
   /** A fresh set registered on {@code sc}, on the driver. */
   public static StageAccumulators register(SparkContext sc) {
     Map<String, AccumulatorV2<Long, Long>> m = new LinkedHashMap<>();
+    DistinctAccumulator faults = new DistinctAccumulator();
+    sc.register(faults, FAULTED_FILES);
     for (String name : NAMES) {
+      if (name.equals(FAULTED_FILES)) {
+        continue;
+      }
       AccumulatorV2<Long, Long> a =
           name.endsWith(".ms") ? new MillisAccumulator() : new LongAccumulator();
       sc.register(a, name);
       m.put(name, a);
     }
-    return new StageAccumulators(m);
+    return new StageAccumulators(m, faults);
+  }
+
+  /** The faults {@link #FAULTED_FILES} shows, each once. */
+  public List<String> faults() {
+    return faults.value();
   }
 
   /** The value Spark shows for {@code name}: a count, bytes, or whole milliseconds. */
@@ -104,6 +122,22 @@ public final class StageAccumulators implements TaskFigures {
   @Override
   public void addGpuTask(JobReport.GpuTask t) {
     add(TASKS_GPU, 1);
+    addGpuWork(t);
+  }
+
+  @Override
+  public void addFellBack(JobReport.GpuTask gpuPart) {
+    add(TASKS_FELL_BACK, 1);
+    addGpuWork(gpuPart);
+  }
+
+  @Override
+  public void addFault(String fault) {
+    faults.add(fault);
+  }
+
+  /** A GPU task's figures but the task count. */
+  private void addGpuWork(JobReport.GpuTask t) {
     add(ROWS_IN, t.rowsIn());
     add(ROWS_OUT, t.rowsOut());
     add(BATCHES, t.batches());

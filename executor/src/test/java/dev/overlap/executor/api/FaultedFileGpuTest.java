@@ -71,16 +71,20 @@ class FaultedFileGpuTest {
 
     PipelineReport r = PipelineReport.create(spark);
     List<Row> got = GpuPartitions.map(in, new PassThroughKernel(), r).orderBy("id").collectAsList();
-    System.out.println("faulted: " + r.parquetFallbacks() + "; " + GpuStatus.current());
+    System.out.println("faulted: " + r.gpuFaults() + "; " + GpuStatus.current());
     assertEquals(want, got);
+    // The fault named once, not among the host's decodes; the task that met it counted once, as
+    // the CPU task it ended as.
+    assertEquals(1, r.gpuFaults().size(), r.gpuFaults().toString());
     assertTrue(
-        r.parquetFallbacks().stream()
-            .anyMatch(f -> f.startsWith(victim + ": the GPU failed fatally while decoding it")),
-        r.parquetFallbacks().toString());
+        r.gpuFaults().get(0).startsWith(victim + ": the GPU failed fatally while decoding it"),
+        r.gpuFaults().toString());
     assertTrue(
-        r.parquetFallbacks().stream()
-            .anyMatch(f -> f.contains("on the kernel's CPU implementation")),
+        r.parquetFallbacks().stream().noneMatch(f -> f.contains(victim)),
         r.parquetFallbacks().toString());
+    assertTrue(r.fellBackTasks() >= 1, "no task fell back");
+    assertTrue(r.cpuTasks() >= r.fellBackTasks(), "a fallen-back task is a CPU task");
+    assertTrue(r.stageSummary(1, 2).contains("GPU fault       " + victim), r.stageSummary(1, 2));
     assertFalse(GpuStatus.current().gpu(), "the GPU is fenced");
 
     // The next job: every task on the CPU (local mode does not exit), Spark's answer.

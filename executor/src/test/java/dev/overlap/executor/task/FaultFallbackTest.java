@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class FaultFallbackTest {
   private final List<String> fellBack = new ArrayList<>();
+  private final List<Long> fellBackFrom = new ArrayList<>();
   private int cpusMade;
 
   private static Iterator<Integer> gpu(int rows, RuntimeException failure) {
@@ -40,7 +41,10 @@ class FaultFallbackTest {
           return List.of(1, 2, 3, 4, 5, 6).subList((int) from, 6).iterator();
         },
         () -> handedOn,
-        fellBack::add);
+        (why, from) -> {
+          fellBack.add(why);
+          fellBackFrom.add(from);
+        });
   }
 
   private static List<Integer> all(Iterator<Integer> it) {
@@ -82,6 +86,8 @@ class FaultFallbackTest {
     List<Integer> out = all(fallback(gpu(2, faulted())));
     assertEquals(List.of(-1, -2, 3, 4, 5, 6), out);
     assertEquals(List.of(2L), cpuFrom);
+    // The caller learns the row too: the GPU's part counts the input rows up to it.
+    assertEquals(List.of(2L), fellBackFrom);
     assertEquals(
         List.of(
             "bad.parquet: the GPU failed fatally while decoding it; the partition went on from its"

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.overlap.executor.config.OverlapConf;
+import dev.overlap.executor.gpu.FaultedFiles;
 import dev.overlap.executor.input.parquet.FilePlan;
 import dev.overlap.executor.input.parquet.NotForGpu;
 import dev.overlap.executor.input.parquet.ParquetInput;
 import dev.overlap.executor.plan.ColumnarPlans;
+import dev.overlap.executor.task.ParquetPlanOrHost.Attempt;
 import dev.overlap.executor.testing.LocalSession;
 import java.nio.file.Files;
 import java.util.Collections;
@@ -159,5 +161,98 @@ public class ParquetPlanOrHostTest {
             () -> ParquetPlanOrHost.plans(partition0(), gpu, null, p -> refused(p)));
     assertTrue(e.getMessage().contains("cannot parse its footer"), e.getMessage());
     assertTrue(e.getMessage().contains("spark.overlap.parquet.decode=GPU"), e.getMessage());
+  }
+
+  @Test
+  void aStagesFirstTaskAsksTheDriverAndReadsAFileThatFaultedSinceOnTheHost() throws Exception {
+    String own = Files.createTempDirectory("overlap-faulted-since").resolve("t").toString();
+    spark.range(0, 100).coalesce(1).write().parquet(own);
+    // Planned on the driver before the fault: the scan's snapshot of the record is empty.
+    TaskInput.Parquet scan = partition0(own);
+    String file =
+        ParquetPlanOrHost.plans(scan, OverlapConf.defaults(), null, p -> {})
+            .get(0)
+            .split()
+            .identity();
+    String fault =
+        "part-0.parquet: the GPU failed fatally while decoding it (cudaErrorIllegalAddress); it is"
+            + " read on the host from now on";
+    List<Object> asked = new java.util.ArrayList<>();
+    FaultedFiles.link(
+        m -> {
+          asked.add(m);
+          return m instanceof FaultedFiles.RecordAsked ? Map.of(file, fault) : null;
+        });
+    try {
+      JobReport report = new JobReport(spark);
+      // Outside a Spark task nothing is asked; the file goes to the GPU.
+      assertNotNull(
+          ParquetPlanOrHost.plans(
+              scan, OverlapConf.defaults(), report, report, Attempt.FIRST, p -> {}));
+      assertEquals(List.of(), asked);
+
+      // A stage's first task on this executor asks, and reads the file on the host.
+      assertNull(
+          ParquetPlanOrHost.plans(
+              scan, OverlapConf.defaults(), report, report, new Attempt(41, 0, 0), p -> {}));
+      assertEquals(List.of(new FaultedFiles.RecordAsked()), asked);
+      assertEquals(List.of(fault), report.gpuFaults());
+      assertEquals(List.of(), report.parquetFallbacks(), "named once, as a fault");
+      // Merged into the executor's record: its later tasks ask nothing and read it on the host.
+      FaultedFiles.link(null);
+      assertNull(
+          ParquetPlanOrHost.plans(
+              scan, OverlapConf.defaults(), null, null, new Attempt(41, 0, 0), p -> {}));
+      assertNull(
+          ParquetPlanOrHost.plans(
+              scan, OverlapConf.defaults(), null, null, Attempt.FIRST, p -> {}));
+    } finally {
+      FaultedFiles.clear();
+      FaultedFiles.link(null);
+    }
+  }
+
+  @Test
+  void aRetryAsksEvenInAStageThatAskedAndNamesTheFault() throws Exception {
+    String own = Files.createTempDirectory("overlap-faulted-retry").resolve("t").toString();
+    spark.range(0, 100).coalesce(1).write().parquet(own);
+    TaskInput.Parquet scan = partition0(own);
+    String file =
+        ParquetPlanOrHost.plans(scan, OverlapConf.defaults(), null, p -> {})
+            .get(0)
+            .split()
+            .identity();
+    String fault =
+        "part-0.parquet: the GPU failed fatally while decoding it (cudaErrorIllegalAddress)";
+    Map<String, String> driver = new java.util.HashMap<>();
+    List<Object> asked = new java.util.ArrayList<>();
+    FaultedFiles.link(
+        m -> {
+          asked.add(m);
+          return new java.util.HashMap<>(driver);
+        });
+    try {
+      // The stage's first task asked before the fault: nothing to learn, the GPU decodes.
+      assertNotNull(
+          ParquetPlanOrHost.plans(
+              scan, OverlapConf.defaults(), null, null, new Attempt(7, 0, 0), p -> {}));
+      assertEquals(1, asked.size());
+      driver.put(file, fault); // another executor faulted on the file and exited
+      // A task's retry in the same stage asks again and names the fault, not only the retry.
+      JobReport retried = new JobReport(spark);
+      assertNull(
+          ParquetPlanOrHost.plans(
+              scan, OverlapConf.defaults(), retried, retried, new Attempt(7, 0, 1), p -> {}));
+      assertEquals(2, asked.size());
+      assertEquals(List.of(fault), retried.gpuFaults());
+      assertEquals(List.of(), retried.parquetFallbacks());
+      // A task of the stage's retry asks too.
+      ParquetPlanOrHost.plans(
+          scan, OverlapConf.defaults(), null, null, new Attempt(7, 1, 0), p -> {});
+      assertEquals(3, asked.size());
+    } finally {
+      FaultedFiles.clear();
+      FaultedFiles.link(null);
+    }
   }
 }

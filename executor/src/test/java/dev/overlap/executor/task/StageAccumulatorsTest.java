@@ -187,4 +187,57 @@ class StageAccumulatorsTest {
   private static long ms(long nanos) {
     return nanos / 1_000_000;
   }
+
+  /**
+   * A task that began on the GPU and ended on the CPU after a fault: counted once, as a CPU task,
+   * and as one that fell back; the faulted file named once however many tasks name it, on the stage
+   * page and in the report.
+   */
+  @Test
+  void aTaskThatFellBackCountsOnceAndItsFaultShowsOnce() throws Exception {
+    List<StageFigures> before = StageFigures.completed(spark.sparkContext());
+    JobReport report = new JobReport(spark);
+    StageAccumulators stage = StageAccumulators.register(spark.sparkContext());
+    TaskFigures figures = TaskFigures.of(report, stage);
+    String fault =
+        "part-00003.parquet: the GPU failed fatally while decoding it (cudaErrorIllegalAddress);"
+            + " it is read on the host from now on";
+    JavaSparkContext.fromSparkContext(spark.sparkContext())
+        .parallelize(List.of(1, 2, 3), 3)
+        .foreachPartition(
+            (VoidFunction<java.util.Iterator<Integer>>)
+                it -> {
+                  while (it.hasNext()) {
+                    int i = it.next();
+                    // The GPU handed on results for 10 input rows; the CPU read the other 90.
+                    figures.addFellBack(
+                        new JobReport.GpuTask(
+                            InputPath.PARQUET, 10, 10, 1, 1000, Map.of(), 0, 0, 0));
+                    figures.addCpuTask(90, 90, 1_000_000L * i);
+                    figures.addFault(fault);
+                  }
+                });
+    StageFigures shown = onlyStageSince(before);
+    assertEquals(3, shown.get(StageAccumulators.TASKS_FELL_BACK), shown.toString());
+    assertEquals(3, shown.get(StageAccumulators.TASKS_CPU), shown.toString());
+    assertFalse(shown.values().containsKey(StageAccumulators.TASKS_GPU), shown.toString());
+    assertEquals(300, shown.get(StageAccumulators.ROWS_IN), shown.toString());
+    assertEquals("[" + fault + "]", shown.texts().get(StageAccumulators.FAULTED_FILES));
+    assertEquals(List.of(fault), stage.faults());
+
+    assertEquals(0, report.gpuTasks());
+    assertEquals(3, report.cpuTasks());
+    assertEquals(3, report.fellBackTasks());
+    assertEquals(300, report.rowsIn());
+    assertEquals(List.of(fault), report.gpuFaults());
+    assertEquals(List.of(), report.parquetFallbacks());
+    String summary = report.stageSummary(1_000_000_000L, 2);
+    assertEquals(1, summary.split("GPU fault       ", -1).length - 1, summary);
+    assertTrue(summary.contains("GPU fault       " + fault + "\n"), summary);
+    assertTrue(
+        summary.contains(
+            "fell back       3 of the CPU tasks began on the GPU and went on on the CPU after a"
+                + " fatal GPU error"),
+        summary);
+  }
 }

@@ -17,9 +17,11 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * @param stageId the stage
  * @param tasks its completed tasks
- * @param values each {@code overlap.*} accumulator the stage shows, by name, as a number
+ * @param values each numeric {@code overlap.*} accumulator the stage shows, by name, as a number
+ * @param texts each other one ({@code overlap.faultedFiles}), by name, as the page shows it
  */
-public record StageFigures(int stageId, int tasks, Map<String, Long> values) {
+public record StageFigures(
+    int stageId, int tasks, Map<String, Long> values, Map<String, String> texts) {
 
   /** Every completed stage that shows at least one {@code overlap.*} accumulator, oldest first. */
   public static List<StageFigures> completed(SparkContext sc) throws TimeoutException {
@@ -31,13 +33,18 @@ public record StageFigures(int stageId, int tasks, Map<String, Long> values) {
     List<StageFigures> out = new ArrayList<>();
     for (StageData s : stages) {
       Map<String, Long> values = new LinkedHashMap<>();
+      Map<String, String> texts = new LinkedHashMap<>();
       for (AccumulableInfo a : CollectionConverters.asJava(s.accumulatorUpdates())) {
         if (a.name() != null && a.name().startsWith("overlap.")) {
-          values.put(a.name(), Long.parseLong(a.value()));
+          if (a.value().matches("-?[0-9]+")) {
+            values.put(a.name(), Long.parseLong(a.value()));
+          } else {
+            texts.put(a.name(), a.value());
+          }
         }
       }
-      if (!values.isEmpty()) {
-        out.add(new StageFigures(s.stageId(), s.numCompleteTasks(), values));
+      if (!values.isEmpty() || !texts.isEmpty()) {
+        out.add(new StageFigures(s.stageId(), s.numCompleteTasks(), values, texts));
       }
     }
     out.sort(java.util.Comparator.comparingInt(StageFigures::stageId));

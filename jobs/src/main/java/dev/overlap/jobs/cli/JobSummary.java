@@ -104,6 +104,31 @@ public final class JobSummary {
   }
 
   /**
+   * A step's GPU faults, each file once over the job ({@code named} holds those already named), and
+   * its tasks that went on on the CPU after one.
+   */
+  static String faultLines(String step, PipelineReport r, java.util.Set<String> named) {
+    StringBuilder sb = new StringBuilder();
+    for (String f : r.gpuFaults()) {
+      if (named.add(f)) {
+        sb.append(String.format(Locale.ROOT, "%-14s GPU fault: %s%n", step, f));
+      }
+    }
+    long fellBack = r.fellBackTasks();
+    if (fellBack > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%-14s %d of its CPU %s began on the GPU and went on on the CPU after a fatal GPU"
+                  + " error%n",
+              step,
+              fellBack,
+              r.cpuTasks() == 1 ? "task" : "tasks"));
+    }
+    return sb.toString();
+  }
+
+  /**
    * The summary as printed, also posted to the session's listener bus as a {@link JobSummaryEvent}
    * with the same figures, so that the event log keeps them.
    */
@@ -175,6 +200,8 @@ public final class JobSummary {
     if (!reports.isEmpty()) {
       sb.append("path           ").append(path).append('\n');
     }
+    // A fault that several steps met is named by the first.
+    java.util.Set<String> faultsNamed = new java.util.HashSet<>();
     for (Map.Entry<String, PipelineReport> e : reports.entrySet()) {
       PipelineReport r = e.getValue();
       if (r.gpuTasks() > 0) {
@@ -209,6 +236,7 @@ public final class JobSummary {
                 r.cpuKernelNanos() / 1e9,
                 slots));
       }
+      sb.append(faultLines(e.getKey(), r, faultsNamed));
     }
     if (gpuTasks > 0) {
       PipelineTotals d =

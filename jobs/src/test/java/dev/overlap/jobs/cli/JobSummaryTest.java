@@ -188,4 +188,32 @@ public class JobSummaryTest {
             + " which the GPU does not decompress\n",
         JobSummary.inputLine("Q1", r).replace(System.lineSeparator(), "\n"));
   }
+
+  @Test
+  void aFaultIsNamedOnceAndATaskThatFellBackIsACpuTask() {
+    String fault =
+        "part-00000.parquet: the GPU failed fatally while decoding it (cudaErrorIllegalAddress: an"
+            + " illegal memory access was encountered); it is read on the host from now on";
+    JobSummary summary = new JobSummary("etl");
+    summary.add(
+        "Q1",
+        report(
+            java.util.Map.of(
+                "gpuTasks", 3L,
+                "gpuTasks:PARQUET", 3L,
+                "cpuTasks", 2L,
+                "fellBackTasks", 1L,
+                "gpuFaults", java.util.List.of(fault))));
+    summary.add(
+        "Q6", report(java.util.Map.of("cpuTasks", 4L, "gpuFaults", java.util.List.of(fault))));
+    String text = summary.render(4, 2);
+    assertEquals(1, text.split("GPU fault: ", -1).length - 1, text);
+    assertTrue(text.contains("Q1             GPU fault: " + fault + "\n"), text);
+    assertTrue(
+        text.contains(
+            "Q1             1 of its CPU tasks began on the GPU and went on on the CPU after a"
+                + " fatal GPU error\n"),
+        text);
+    assertTrue(text.contains("path           mixed GPU and CPU\n"), text);
+  }
 }

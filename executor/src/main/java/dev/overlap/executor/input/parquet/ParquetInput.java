@@ -96,15 +96,30 @@ public final class ParquetInput implements Serializable {
    *     decode failed fatally on a GPU before ({@link FaultedFiles})
    */
   public List<FilePlan> plan(int partition) throws IOException, NotForGpu {
+    String faultedBefore = faulted(partition);
+    if (faultedBefore != null) {
+      throw new NotForGpu(faultedBefore);
+    }
     List<FilePlan> out = new ArrayList<>();
     for (FileSplit s : partitions[partition]) {
-      String faultedBefore = FaultedFiles.why(s.identity(), faulted);
-      if (faultedBefore != null) {
-        throw new NotForGpu(faultedBefore);
-      }
       out.add(FilePlan.of(s, columns, conf.value()));
     }
     return out;
+  }
+
+  /**
+   * Why partition {@code partition} must not be decoded on the GPU because one of its files faulted
+   * a GPU before ({@link FaultedFiles}: the driver's record when this scan was planned, or this
+   * process's); null when none did. Opens no file.
+   */
+  public String faulted(int partition) {
+    for (FileSplit s : partitions[partition]) {
+      String why = FaultedFiles.why(s.identity(), faulted);
+      if (why != null) {
+        return why;
+      }
+    }
+    return null;
   }
 
   public Configuration conf() {
