@@ -38,7 +38,7 @@ public final class UnknownKeys {
    * The registered key {@code key} most likely meant: the one at the smallest edit distance,
    * ignoring case, when that distance is small enough to be a typo (at most 2, or a third of the
    * part after the prefix); else one whose last segment is the same but for case ({@code
-   * spark.overlap.gpu.enabled} gives {@code spark.overlap.enabled}). Empty when none is close.
+   * spark.overlap.pipeline.enabled} gives {@code spark.overlap.enabled}). Empty when none is close.
    */
   public static Optional<String> nearest(String key) {
     List<ConfigEntry<?>> all = OverlapConf.ALL;

@@ -11,7 +11,7 @@ import org.apache.spark.SparkConf;
  * RAPIDS Accelerator. {@code spark.overlap.sql.enabled=false} at start leaves the key alone.
  */
 final class SqlExtension {
-  /** The extension's class, {@code dev.overlap.executor.sql.OverlapSqlExtensions}. */
+  /** The extension's class, in the SQL package. */
   static final String CLASS = "dev.overlap.executor.sql.OverlapSqlExtensions";
 
   static final String KEY = "spark.sql.extensions";

@@ -1,5 +1,6 @@
 package dev.overlap.executor.task;
 
+import dev.overlap.executor.api.CpuInstead;
 import dev.overlap.executor.gpu.GpuFencedException;
 import dev.overlap.executor.gpu.GpuHealth;
 import dev.overlap.executor.input.parquet.DecodeFaulted;
@@ -12,12 +13,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Parquet partition's rows from the GPU, from the kernel's CPU implementation instead once the
- * GPU failed fatally (or was fenced by another task's fatal error): the CUDA context cannot be used
- * again in this process, and Spark's reader reads the files again. The CPU goes on from the first
- * input row whose results were not handed on: from the start when none were, else from the rows the
- * batches handed on whole cover. Where those are not known (a batch split into parts, a Delta
- * table's deleted rows), a task that handed on rows fails as it is, and Spark's retry reads on the
- * host. The file whose decode faulted is recorded either way ({@link
+ * GPU failed fatally (or was fenced by another task's fatal error), or the kernel left a batch to
+ * the CPU ({@link CpuInstead}, the GPU still sound). After a fatal error the CUDA context cannot be
+ * used again in this process. Either way Spark's reader reads the files again: the CPU goes on from
+ * the first input row whose results were not handed on: from the start when none were, else from
+ * the rows the batches handed on whole cover. Where those are not known (a batch split into parts,
+ * a Delta table's deleted rows), a task that handed on rows fails as it is, and Spark's retry reads
+ * on the host. The file whose decode faulted is recorded either way ({@link
  * dev.overlap.executor.gpu.FaultedFiles}).
  */
 final class FaultFallback<T> extends SwitchOnFailure<T> {
@@ -60,12 +62,24 @@ final class FaultFallback<T> extends SwitchOnFailure<T> {
 
   @Override
   Iterator<T> switchFor(RuntimeException e, boolean given) {
-    if (!gpuLost(e)) {
+    CpuInstead declined = CpuInstead.in(e);
+    if (declined == null && !gpuLost(e)) {
       throw e;
     }
     long from = given ? handedOn.getAsLong() : 0;
     if (from < 0) {
       throw e;
+    }
+    if (declined != null) {
+      String reason =
+          "the kernel left a batch to the CPU ("
+              + declined.getMessage()
+              + "); the partition "
+              + (from == 0 ? "ran" : "went on from its input row " + from)
+              + " on the kernel's CPU implementation";
+      LOG.info("Overlap: {}", reason);
+      onFallback.accept(reason, from);
+      return cpu.apply(from);
     }
     DecodeFaulted d = DecodeFaulted.in(e);
     String reason =

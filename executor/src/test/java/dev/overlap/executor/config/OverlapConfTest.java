@@ -124,7 +124,8 @@ class OverlapConfTest {
         Optional.of("spark.overlap.batch.maxRows"),
         UnknownKeys.nearest("spark.overlap.batch.maxRow"));
     assertEquals(
-        Optional.of("spark.overlap.enabled"), UnknownKeys.nearest("spark.overlap.gpu.enabled"));
+        Optional.of("spark.overlap.enabled"),
+        UnknownKeys.nearest("spark.overlap.pipeline.enabled"));
     assertEquals(Optional.empty(), UnknownKeys.nearest("spark.overlap.shuffle.compression"));
   }
 

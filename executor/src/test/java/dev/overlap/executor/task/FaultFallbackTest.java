@@ -96,6 +96,22 @@ class FaultFallbackTest {
   }
 
   @Test
+  void aBatchTheKernelLeavesToTheCpuGoesOnFromTheRowsHandedOn() {
+    handedOn = 2;
+    List<Integer> out =
+        all(
+            fallback(
+                gpu(2, new dev.overlap.executor.api.CpuInstead("x * y may pass decimal(38, 6)"))));
+    assertEquals(List.of(-1, -2, 3, 4, 5, 6), out);
+    assertEquals(List.of(2L), cpuFrom);
+    assertEquals(
+        List.of(
+            "the kernel left a batch to the CPU (x * y may pass decimal(38, 6)); the partition went"
+                + " on from its input row 2 on the kernel's CPU implementation"),
+        fellBack);
+  }
+
+  @Test
   void afterRowsWereGivenWithoutKnowingTheirInputRowsTheTaskFailsAsItIs() {
     DecodeFaulted f = faulted();
     Iterator<Integer> it = fallback(gpu(2, f));
