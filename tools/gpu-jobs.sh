@@ -9,7 +9,9 @@
 #                                  all), etl-metrics (etl with the event log, under $OUT/eventlog,
 #                                  and Spark's console sink), features-pageable (results copied back into pageable
 #                                  memory), etl-sql (etl with --engine spark-sql on Spark's CPU
-#                                  engine), etl-rapids (the same on the RAPIDS Accelerator, from
+#                                  engine; with a GPU, the plugin's SQL compiler runs its parts),
+#                                  etl-sql-spark (the same with spark.overlap.sql.enabled=false:
+#                                  Spark's own plan), compare-etl-sql-spark, etl-rapids (the same on the RAPIDS Accelerator, from
 #                                  GPU_BUNDLE_RAPIDS_JAR), etl-both (etl's kernels with both
 #                                  plugins, spark.overlap.rapids.input=AUTO), etl-both-always (the
 #                                  same with ALWAYS: RAPIDS scans, its device batches go to the
@@ -122,12 +124,16 @@ for step in "${steps[@]}"; do
         --conf spark.overlap.rapids.input=$mode --conf spark.rapids.sql.concurrentGpuTasks=2 \
         --conf spark.rapids.memory.pinnedPool.size="${RAPIDS_PINNED:-8g}" ;;
     etl-sql) run etl-sql etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-sql --overwrite --engine spark-sql "${mem[@]}" ;;
+    etl-sql-spark) run etl-sql-spark etl --repeat "${REPEAT:-1}" --input "$data/lineitem" --output /tmp/out-etl-sql-spark --overwrite --engine spark-sql "${mem[@]}" --conf spark.overlap.sql.enabled=false ;;
     features) run features-gpu features --input "$data/lineitem" --output /tmp/out-features-gpu --overwrite "${mem[@]}" ;;
     features-pageable) run features-pageable features --input "$data/lineitem" --output /tmp/out-features-pageable --overwrite "${mem[@]}" --conf spark.overlap.results.pinned=false ;;
     features-cpu) run features-cpu features --input "$data/lineitem" --output /tmp/out-features-cpu --overwrite "${mem[@]}" "${cpu[@]}" ;;
     compare-etl)
       cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-cpu/q1 l_returnflag,l_linestatus
       cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-cpu/q6 revenue ;;
+    compare-etl-sql-spark)
+      cmp /tmp/out-etl-sql/q1 /tmp/out-etl-sql-spark/q1 l_returnflag,l_linestatus
+      cmp /tmp/out-etl-sql/q6 /tmp/out-etl-sql-spark/q6 revenue ;;
     compare-etl-sql)
       cmp /tmp/out-etl-gpu/q1 /tmp/out-etl-sql/q1 l_returnflag,l_linestatus
       cmp /tmp/out-etl-gpu/q6 /tmp/out-etl-sql/q6 revenue ;;

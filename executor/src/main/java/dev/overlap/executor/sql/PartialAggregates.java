@@ -49,7 +49,7 @@ final class PartialAggregates extends Rule<SparkPlan> {
   @Override
   public SparkPlan apply(SparkPlan plan) {
     OverlapConf conf = OverlapConf.read(k -> session.conf().getOption(k).getOrElse(() -> null));
-    if (!conf.get(SqlKeys.ENABLED)) {
+    if (!conf.get(SqlKeys.ENABLED) || !conf.get(OverlapConf.ENABLED)) {
       return plan;
     }
     String noGpu = conf.get(SqlKeys.WITHOUT_GPU) ? null : noGpu(session);

@@ -1,0 +1,133 @@
+package dev.overlap.executor.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The SQL compiler's cases, each a query run in a real session with the plugin in {@code
+ * spark.plugins} and nothing else set for SQL: the part the compiler takes must show in the plan as
+ * an {@code OverlapStage}, and every answer must equal Spark's own plan's (the compiler turned off
+ * for the same query), in both ANSI settings. {@link SqlCompilerTest} runs them without a GPU,
+ * {@link SqlCompilerGpuTest} on one.
+ */
+abstract class SqlCompilerCases {
+  private static SparkSession spark;
+  private static Path dir;
+
+  /** Writes the cases' table with {@code session}, which the cases then use. */
+  static void startWith(SparkSession session) throws Exception {
+    spark = session;
+    dir = Files.createTempDirectory("sql-compiler");
+    spark
+        .sql(
+            "SELECT id,"
+                + " CAST(id % 50 AS DECIMAL(12,2)) AS q,"
+                + " CAST(id * 1.25 AS DECIMAL(12,2)) AS e,"
+                + " IF(id % 7 = 0, NULL, CAST((id % 10) / 100.0 AS DECIMAL(12,2))) AS d,"
+                + " CAST((id % 8) / 100.0 AS DECIMAL(12,2)) AS t,"
+                + " IF(id % 11 = 0, NULL, CHAR(65 + id % 3)) AS rf,"
+                + " CHAR(70 + id % 2) AS ls,"
+                + " IF(id % 13 = 0, NULL, DATE_ADD(DATE '1992-01-01', CAST(id % 2500 AS INT))) AS sd,"
+                + " CAST(id % 1000 AS INT) AS i,"
+                + " IF(id % 5 = 0, NULL, id * 0.5D) AS x,"
+                + " CAST(id AS DECIMAL(20,0)) * CAST(1000000000000000 AS DECIMAL(20,0)) AS b"
+                + " FROM range(0, 20000, 1, 4)")
+        .write()
+        .parquet(dir.resolve("t").toString());
+    spark.read().parquet(dir.resolve("t").toString()).createOrReplaceTempView("t");
+  }
+
+  static SparkSession spark() {
+    return spark;
+  }
+
+  /** The query's rows, sorted, with the compiler on or off; and whether the plan ran a stage. */
+  private static Result run(String sql, boolean compiler) {
+    spark.conf().set("spark.overlap.sql.enabled", String.valueOf(compiler));
+    try {
+      Dataset<Row> df = spark.sql(sql);
+      List<String> rows = df.collectAsList().stream().map(Row::toString).sorted().toList();
+      String plan = df.queryExecution().executedPlan().toString();
+      return new Result(rows, plan.contains("OverlapStage"), plan);
+    } finally {
+      spark.conf().unset("spark.overlap.sql.enabled");
+    }
+  }
+
+  private record Result(List<String> rows, boolean staged, String plan) {}
+
+  private static void assertTakenAndEqual(String sql) {
+    Result off = run(sql, false);
+    Result on = run(sql, true);
+    assertFalse(off.staged(), "the compiler off ran a stage");
+    assertTrue(on.staged(), "not taken: " + sql + "\n" + on.plan());
+    assertEquals(off.rows(), on.rows(), sql);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"true", "false"})
+  void tpchQ1ShapeEqualsSpark(String ansi) {
+    spark.conf().set("spark.sql.ansi.enabled", ansi);
+    assertTakenAndEqual(
+        "SELECT rf, ls, sum(q), sum(e), sum(e * (1 - d)), sum(e * (1 - d) * (1 + t)),"
+            + " avg(q), avg(e), avg(d), count(*) FROM t"
+            + " WHERE sd <= date '1998-12-01' - interval '90' day GROUP BY rf, ls");
+    spark.conf().unset("spark.sql.ansi.enabled");
+  }
+
+  @Test
+  void tpchQ6ShapeEqualsSpark() {
+    assertTakenAndEqual(
+        "SELECT sum(e * d) AS revenue FROM t WHERE sd >= date '1994-01-01'"
+            + " AND sd < date '1994-01-01' + interval '1' year"
+            + " AND d BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 AND q < 24");
+  }
+
+  @Test
+  void countsMinMaxAndLongSumsEqualSpark() {
+    assertTakenAndEqual(
+        "SELECT ls, count(*), count(x), count(rf), min(rf), max(rf), min(sd), max(sd),"
+            + " min(e), max(i), sum(id), sum(i), sum(x), avg(i), avg(x) FROM t GROUP BY ls");
+  }
+
+  @Test
+  void logicAndNullsEqualSpark() {
+    assertTakenAndEqual(
+        "SELECT rf, count(*), sum(q) FROM t WHERE (rf IN ('A', 'C') OR d IS NULL)"
+            + " AND NOT (ls <=> 'G') AND sd IS NOT NULL GROUP BY rf");
+  }
+
+  @Test
+  void aFilterNoRowPassesGivesSparksOneRow() {
+    assertTakenAndEqual("SELECT count(*), sum(e), avg(d), min(rf) FROM t WHERE q > 1000");
+  }
+
+  @Test
+  void productsPastTheTypesBoundAreLeftToSparksOwnRules() {
+    // b * b is capped at decimal(38, 0); the batch's values pass it, so the CPU computes it and
+    // Spark's rules decide: null without ANSI.
+    spark.conf().set("spark.sql.ansi.enabled", "false");
+    assertTakenAndEqual("SELECT ls, sum(b * b), count(*) FROM t GROUP BY ls");
+    spark.conf().unset("spark.sql.ansi.enabled");
+  }
+
+  @Test
+  void whatItDoesNotTakeRunsAsSparkPlansIt() {
+    String sql = "SELECT upper(rf), sum(e / 3) FROM t GROUP BY upper(rf)";
+    Result off = run(sql, false);
+    Result on = run(sql, true);
+    assertFalse(on.staged(), "taken, though upper and decimal division are not built");
+    assertEquals(off.rows(), on.rows());
+  }
+}
