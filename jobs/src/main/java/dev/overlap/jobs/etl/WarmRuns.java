@@ -24,22 +24,35 @@ final class WarmRuns {
       String engine,
       int times,
       boolean first) {
+    return median(
+        times,
+        () -> {
+          Dataset<Row> q;
+          if (engine.equals(EtlJob.SPARK_SQL)) {
+            q = first ? SqlQueries.q1(lineitem, shape) : SqlQueries.q6(lineitem, shape);
+          } else {
+            q =
+                first
+                    ? KernelQueries.q1(lineitem, shape, PipelineReport.create(spark))
+                    : KernelQueries.q6(lineitem, shape, PipelineReport.create(spark));
+          }
+          if (q.queryExecution().optimizedPlan().toString().contains("InMemoryRelation")) {
+            throw new IllegalStateException(
+                "a warm run would read a cached result, not compute it");
+          }
+          q.collectAsList();
+        });
+  }
+
+  /**
+   * Runs {@code run} {@code times} times and says how long each run took and their median (the
+   * middle one; the larger of the two middle ones for an even count).
+   */
+  static String median(int times, Runnable run) {
     List<Double> secs = new ArrayList<>();
     for (int i = 0; i < times; i++) {
       long t = System.nanoTime();
-      Dataset<Row> q;
-      if (engine.equals(EtlJob.SPARK_SQL)) {
-        q = first ? SqlQueries.q1(lineitem, shape) : SqlQueries.q6(lineitem, shape);
-      } else {
-        q =
-            first
-                ? KernelQueries.q1(lineitem, shape, PipelineReport.create(spark))
-                : KernelQueries.q6(lineitem, shape, PipelineReport.create(spark));
-      }
-      if (q.queryExecution().optimizedPlan().toString().contains("InMemoryRelation")) {
-        throw new IllegalStateException("a warm run would read a cached result, not compute it");
-      }
-      q.collectAsList();
+      run.run();
       secs.add((System.nanoTime() - t) / 1e9);
     }
     List<Double> sorted = new ArrayList<>(secs);
