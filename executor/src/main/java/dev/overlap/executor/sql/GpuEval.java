@@ -43,6 +43,8 @@ final class GpuEval implements AutoCloseable {
   private final Map<ExprId, ColumnVector> env;
   private final int rows;
   private final List<AutoCloseable> owned = new ArrayList<>();
+  // Results by canonical expression, owned through {@link #owned}.
+  private final Map<Expression, BinaryOperable> computed = new java.util.HashMap<>();
 
   /**
    * @param env the columns each attribute names, borrowed
@@ -72,8 +74,24 @@ final class GpuEval implements AutoCloseable {
     return c;
   }
 
-  /** {@code e}'s value: a column, or a scalar for a literal. */
+  /**
+   * {@code e}'s value: a column, or a scalar for a literal. A subexpression that recurs (Q1's
+   * discounted price, say) is computed once per batch.
+   */
   BinaryOperable eval(Expression e) {
+    if (e instanceof Attribute || e instanceof Literal) {
+      return compute(e);
+    }
+    Expression key = e.canonicalized();
+    BinaryOperable done = computed.get(key);
+    if (done == null) {
+      done = compute(e);
+      computed.put(key, done);
+    }
+    return done;
+  }
+
+  private BinaryOperable compute(Expression e) {
     if (e instanceof Attribute a) {
       ColumnVector c = env.get(a.exprId());
       if (c == null) {
@@ -211,5 +229,6 @@ final class GpuEval implements AutoCloseable {
       }
     }
     owned.clear();
+    computed.clear();
   }
 }

@@ -95,6 +95,16 @@ abstract class SqlCompilerCases {
   }
 
   @Test
+  void withoutAdaptiveExecutionTheStageIsTakenToo() {
+    spark.conf().set("spark.sql.adaptive.enabled", "false");
+    try {
+      assertTakenAndEqual("SELECT ls, sum(e * (1 - d)), count(d) FROM t WHERE q < 24 GROUP BY ls");
+    } finally {
+      spark.conf().unset("spark.sql.adaptive.enabled");
+    }
+  }
+
+  @Test
   void countsMinMaxAndLongSumsEqualSpark() {
     assertTakenAndEqual(
         "SELECT ls, count(*), count(x), count(rf), min(rf), max(rf), min(sd), max(sd),"
