@@ -11,11 +11,27 @@ package dev.overlap.executor.api;
 public class CpuInstead extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  private final boolean fromStartOnly;
+
   /**
    * @param reason why the batch is not computed on the GPU, for the log and the job's report
    */
   public CpuInstead(String reason) {
+    this(reason, false);
+  }
+
+  /**
+   * @param reason why the batch is not computed on the GPU, for the log and the job's report
+   * @param fromStartOnly whether the CPU may take the partition over only from its first row
+   */
+  public CpuInstead(String reason, boolean fromStartOnly) {
     super(reason);
+    this.fromStartOnly = fromStartOnly;
+  }
+
+  /** Whether the CPU may take the partition over only from its first row. */
+  public boolean fromStartOnly() {
+    return fromStartOnly;
   }
 
   /** The {@code CpuInstead} in {@code e}'s causes, or null. */

@@ -79,19 +79,26 @@ record AggSpec(Kind kind, Expression child, List<DataType> buffer, boolean ansi)
       if (Supported.integral(t) && buffer.get(0) instanceof LongType) {
         return child(Kind.SUM_LONG, c, buffer, ansi(s), ae);
       }
-      if (t instanceof DoubleType) {
-        return child(Kind.SUM_DOUBLE, c, buffer, false, ae);
-      }
-      return no(ae, "sum of " + t.simpleString());
+      return no(
+          ae,
+          "sum of "
+              + t.simpleString()
+              + " (floating-point sums depend on the order of adding, which the GPU does not"
+              + " keep)");
     }
     if (f instanceof Average) {
       if (t instanceof DecimalType) {
         return child(Kind.AVG_DECIMAL, c, buffer, true, ae);
       }
-      if (buffer.get(0) instanceof DoubleType && (Supported.integral(t) || Supported.floating(t))) {
+      if (buffer.get(0) instanceof DoubleType && Supported.integral(t)) {
         return child(Kind.AVG_DOUBLE, c, buffer, false, ae);
       }
-      return no(ae, "avg of " + t.simpleString());
+      return no(
+          ae,
+          "avg of "
+              + t.simpleString()
+              + " (floating-point sums depend on the order of adding, which the GPU does not"
+              + " keep)");
     }
     if (f instanceof Min || f instanceof Max) {
       if (Supported.floating(t)) {
@@ -100,6 +107,26 @@ record AggSpec(Kind kind, Expression child, List<DataType> buffer, boolean ansi)
       return child(f instanceof Min ? Kind.MIN : Kind.MAX, c, buffer, false, ae);
     }
     return no(ae, "aggregate " + f.prettyName() + " is not built yet");
+  }
+
+  /**
+   * The largest absolute value a running sum of this aggregate may reach and still be exact in any
+   * order of adding: past it Spark's own partial, adding row by row, could overflow (a bigint sum
+   * under ANSI, a decimal sum with fewer than 10 digits above its input's), or a sum of doubles
+   * could round; null when no order of adding can matter (a bigint sum that wraps, a decimal sum
+   * with room for 10^10 rows of any value).
+   */
+  java.math.BigInteger runningBound() {
+    return switch (kind) {
+      case SUM_LONG -> ansi ? java.math.BigInteger.ONE.shiftLeft(63) : null;
+      case AVG_DOUBLE -> java.math.BigInteger.ONE.shiftLeft(53);
+      case SUM_DECIMAL, AVG_DECIMAL -> {
+        int in = ((DecimalType) child.dataType()).precision();
+        int sum = ((DecimalType) buffer.get(0)).precision();
+        yield sum - in >= 10 ? null : java.math.BigInteger.TEN.pow(sum);
+      }
+      default -> null;
+    };
   }
 
   /** Whether a long sum's update adds with ANSI's overflow check. */

@@ -91,14 +91,14 @@ final class CpuStage implements CpuKernel {
       UnsafeRow key = keys.apply(r);
       InternalRow buffer = groups.get(key);
       if (buffer == null) {
-        buffer = new SpecificInternalRow(seq(bufferTypes));
+        buffer = newBuffer(bufferTypes);
         initial.target(buffer).apply(InternalRow.empty());
         groups.put(key.copy(), buffer);
       }
       updater.target(buffer).apply(pair.apply(buffer, r));
     }
     if (groups.isEmpty() && plan.keys().isEmpty()) {
-      InternalRow buffer = new SpecificInternalRow(seq(bufferTypes));
+      InternalRow buffer = newBuffer(bufferTypes);
       initial.target(buffer).apply(InternalRow.empty());
       groups.put(keys.apply(InternalRow.empty()).copy(), buffer);
     }
@@ -106,6 +106,18 @@ final class CpuStage implements CpuKernel {
     List<Row> out = new ArrayList<>(groups.size());
     groups.forEach((k, b) -> out.add((Row) toRow.apply(new JoinedRow(k, b))));
     return out.iterator();
+  }
+
+  /**
+   * A group's buffer as Spark's aggregate keeps it: for a hash aggregate a fixed-width row, where a
+   * decimal set past its precision becomes null; for a sort aggregate a row of any values.
+   */
+  private InternalRow newBuffer(List<DataType> types) {
+    SpecificInternalRow row = new SpecificInternalRow(seq(types));
+    if (!plan.hashBuffers()) {
+      return row;
+    }
+    return UnsafeProjection.create(types.toArray(new DataType[0])).apply(row).copy();
   }
 
   /** One filter (null for a row it drops) or projection. */

@@ -42,7 +42,7 @@ final class DecimalMath {
     DType wide = DType.create(DType.DTypeEnum.DECIMAL128, -scale);
     ColumnVector result;
     if (a instanceof Scalar s) {
-      result = g.own(s.binaryOp(op, b instanceof Scalar ? g.column(r) : b, wide));
+      result = g.own(s.binaryOp(op, b instanceof Scalar ? wide(g, g.column(r), rt) : b, wide));
     } else {
       result = g.own(((ColumnVector) a).binaryOp(op, b, wide));
     }

@@ -18,70 +18,59 @@ import org.apache.spark.sql.types.DecimalType;
 
 /**
  * A batch's partial aggregates on the GPU, one row per group (one row when there are no keys), in
- * the buffers Spark's final aggregate merges ({@link AggSpec}). A sum whose values the batch holds
- * could pass its buffer's type in some order of adding goes to the CPU ({@link CpuInstead}): Spark
- * nulls or fails such a sum depending on the order, which the GPU does not follow.
+ * the buffers Spark's final aggregate merges ({@link AggSpec}). A sum whose running total could
+ * pass its bound in some order of adding goes to the CPU from the partition's start ({@link
+ * CpuInstead}): Spark nulls, fails or rounds such a sum depending on the order, which the GPU does
+ * not follow.
  */
 final class GpuAggregates {
-  private static final BigInteger LONG_BOUND = BigInteger.ONE.shiftLeft(63);
-
   private GpuAggregates() {}
 
   /** The keys' columns then each spec's buffer columns, as a table the caller closes. */
-  static Table of(GpuEval g, List<Expression> keys, List<AggSpec> specs) {
+  static Table of(GpuEval g, List<Expression> keys, List<AggSpec> specs, RunningSums sums) {
     List<ColumnVector> cols = new ArrayList<>();
     for (Expression k : keys) {
       cols.add(g.column(k));
     }
     // Each spec's value column, made ready for cuDF's aggregations.
     List<ColumnVector> values = new ArrayList<>();
-    for (AggSpec s : specs) {
-      values.add(s.child() == null ? null : value(g, s));
+    for (int i = 0; i < specs.size(); i++) {
+      AggSpec s = specs.get(i);
+      values.add(s.child() == null ? null : value(g, s, i, sums));
     }
     return keys.isEmpty() ? reduced(g, specs, values) : grouped(g, cols, specs, values);
   }
 
-  /** The spec's aggregated column, widened as its sum is taken, checked against its bounds. */
-  private static ColumnVector value(GpuEval g, AggSpec s) {
+  /**
+   * The spec's aggregated column, widened as its sum is taken. A sum whose order of adding could
+   * matter is charged the batch's largest value times its rows against its running bound ({@link
+   * AggSpec#runningBound}), over all the task's batches so far: while the total stays under it, no
+   * running sum in any order passes it, and the GPU's sum is Spark's.
+   */
+  private static ColumnVector value(GpuEval g, AggSpec s, int index, RunningSums sums) {
     ColumnVector v = g.column(s.child());
-    switch (s.kind()) {
-      case SUM_DECIMAL, AVG_DECIMAL -> {
-        DecimalType in = (DecimalType) s.child().dataType();
-        DecimalType sum = (DecimalType) s.buffer().get(0);
-        if (sum.precision() - in.precision() < 10) {
-          BigInteger bound =
-              DecimalMath.maxAbs(v).multiply(BigInteger.valueOf(Math.max(1, g.rows())));
-          if (bound.compareTo(BigInteger.TEN.pow(sum.precision())) >= 0) {
-            throw new CpuInstead(
-                "the sum of " + s.child().sql() + " may pass " + sum.simpleString());
-          }
-        }
-        return g.own(v.castTo(DType.create(DType.DTypeEnum.DECIMAL128, -in.scale())));
-      }
-      case SUM_LONG -> {
-        if (!v.getType().equals(DType.INT64)) {
-          v = g.own(v.castTo(DType.INT64));
-        }
-        if (s.ansi()) {
-          BigInteger bound = maxAbsLong(v).multiply(BigInteger.valueOf(Math.max(1, g.rows())));
-          if (bound.compareTo(LONG_BOUND) >= 0) {
-            throw new CpuInstead("the sum of " + s.child().sql() + " may pass bigint");
-          }
-        }
-        return v;
-      }
-      case AVG_DOUBLE -> {
-        return v.getType().equals(DType.FLOAT64) ? v : g.own(v.castTo(DType.FLOAT64));
-      }
-      default -> {
-        return v;
-      }
+    BigInteger bound = s.runningBound();
+    if (bound != null) {
+      BigInteger max =
+          s.child().dataType() instanceof DecimalType ? DecimalMath.maxAbs(v) : maxAbsLong(v);
+      sums.charge(index, max.multiply(BigInteger.valueOf(g.rows())), bound, s.child().sql());
     }
+    return switch (s.kind()) {
+      case SUM_DECIMAL, AVG_DECIMAL ->
+          g.own(
+              v.castTo(
+                  DType.create(
+                      DType.DTypeEnum.DECIMAL128, -((DecimalType) s.child().dataType()).scale())));
+      case SUM_LONG -> v.getType().equals(DType.INT64) ? v : g.own(v.castTo(DType.INT64));
+      case AVG_DOUBLE -> v.getType().equals(DType.FLOAT64) ? v : g.own(v.castTo(DType.FLOAT64));
+      default -> v;
+    };
   }
 
+  /** The largest absolute value of an integral column; 0 when all are null. */
   private static BigInteger maxAbsLong(ColumnVector v) {
-    try (Scalar max = v.max();
-        Scalar min = v.min()) {
+    try (Scalar max = v.max(DType.INT64);
+        Scalar min = v.min(DType.INT64)) {
       BigInteger a = max.isValid() ? BigInteger.valueOf(max.getLong()).abs() : BigInteger.ZERO;
       BigInteger b = min.isValid() ? BigInteger.valueOf(min.getLong()).abs() : BigInteger.ZERO;
       return a.max(b);

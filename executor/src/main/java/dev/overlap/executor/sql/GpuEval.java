@@ -201,7 +201,12 @@ final class GpuEval implements AutoCloseable {
       return Scalar.fromNull(d);
     }
     if (t instanceof DecimalType) {
-      BigInteger unscaled = ((Decimal) v).toJavaBigDecimal().unscaledValue();
+      // At the type's scale: a Decimal may hold its value at another.
+      BigInteger unscaled =
+          ((Decimal) v)
+              .toJavaBigDecimal()
+              .setScale(((DecimalType) t).scale(), java.math.RoundingMode.UNNECESSARY)
+              .unscaledValue();
       return Scalar.fromDecimal(unscaled, d);
     }
     return switch (d.getTypeId()) {
@@ -214,21 +219,32 @@ final class GpuEval implements AutoCloseable {
       case FLOAT64 -> Scalar.fromDouble((Double) v);
       case TIMESTAMP_DAYS -> Scalar.timestampDaysFromInt((Integer) v);
       case TIMESTAMP_MICROSECONDS -> Scalar.timestampFromLong(d, (Long) v);
-      case STRING -> Scalar.fromString(v.toString());
+      // Spark's bytes as they are, valid UTF-8 or not.
+      case STRING ->
+          Scalar.fromUTF8String(((org.apache.spark.unsafe.types.UTF8String) v).getBytes());
       default -> throw new IllegalStateException("literal of " + t.simpleString());
     };
   }
 
   @Override
   public void close() {
+    IllegalStateException first = null;
     for (int i = owned.size() - 1; i >= 0; i--) {
       try {
         owned.get(i).close();
       } catch (Exception e) {
-        throw new IllegalStateException(e);
+        if (first == null) {
+          first = new IllegalStateException(e);
+        } else {
+          first.addSuppressed(e);
+        }
       }
     }
     owned.clear();
+    computed.clear();
+    if (first != null) {
+      throw first;
+    }
     computed.clear();
   }
 }

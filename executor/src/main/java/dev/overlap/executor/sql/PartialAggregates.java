@@ -62,6 +62,9 @@ final class PartialAggregates extends Rule<SparkPlan> {
       StageCompiler.Compiled c = StageCompiler.compile(agg);
       if (c != null) {
         String why = c.why() != null ? c.why() : noGpu;
+        if (why == null && relationOf(c.scan()).isStreaming()) {
+          why = "its scan is a streaming source's";
+        }
         if (why == null) {
           if (explain == SqlExplain.ALL) {
             LOG.info("Overlap SQL: on the GPU: {}", c.plan().description());
@@ -103,7 +106,7 @@ final class PartialAggregates extends Rule<SparkPlan> {
   }
 
   /** The logical relation a file scan was planned from. */
-  private static LogicalPlan relationOf(FileSourceScanExec scan) {
+  private static LogicalRelation relationOf(FileSourceScanExec scan) {
     LogicalPlan link =
         scan.logicalLink()
             .getOrElse(

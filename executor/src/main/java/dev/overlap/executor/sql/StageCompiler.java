@@ -16,6 +16,7 @@ import org.apache.spark.sql.execution.ProjectExec;
 import org.apache.spark.sql.execution.SortExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
+import org.apache.spark.sql.execution.aggregate.HashAggregateExec;
 import org.apache.spark.sql.execution.aggregate.SortAggregateExec;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import scala.jdk.javaapi.CollectionConverters;
@@ -135,7 +136,8 @@ final class StageCompiler {
             specs,
             aes,
             output,
-            description);
+            description,
+            agg instanceof HashAggregateExec);
     return new Compiled(plan, scan, null);
   }
 

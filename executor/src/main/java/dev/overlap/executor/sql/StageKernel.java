@@ -2,6 +2,7 @@ package dev.overlap.executor.sql;
 
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.Table;
+import dev.overlap.executor.api.CpuInstead;
 import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ final class StageKernel implements GpuKernel {
   private static final long serialVersionUID = 1L;
 
   private final StagePlan plan;
+  // This task's order-sensitive sums so far; the kernel is deserialized per task.
+  private transient RunningSums sums;
 
   StageKernel(StagePlan plan) {
     this.plan = plan;
@@ -50,20 +53,39 @@ final class StageKernel implements GpuKernel {
       for (StagePlan.Step s : plan.steps()) {
         env = s.condition() != null ? filter(g, env, s) : project(g, env, s.project());
         if (s.condition() != null) {
-          g =
-              new GpuEval(
-                  env, env.isEmpty() ? 0 : (int) env.values().iterator().next().getRowCount());
+          int rows = env.isEmpty() ? 0 : (int) env.values().iterator().next().getRowCount();
+          g = new GpuEval(env, rows);
           evals.add(g);
-          g.own(new Holder(env));
         } else {
           g = new GpuEval(env, g.rows());
           evals.add(g);
         }
       }
-      return GpuAggregates.of(g, plan.keys(), plan.aggs());
+      if (sums == null) {
+        sums = new RunningSums();
+      }
+      return GpuAggregates.of(g, plan.keys(), plan.aggs(), sums);
+    } catch (CpuInstead e) {
+      // With a running sum, the CPU must add from the partition's start, as Spark does.
+      if (!e.fromStartOnly() && plan.aggs().stream().anyMatch(a -> a.runningBound() != null)) {
+        throw new CpuInstead(e.getMessage(), true);
+      }
+      throw e;
     } finally {
+      RuntimeException first = null;
       for (int i = evals.size() - 1; i >= 0; i--) {
-        evals.get(i).close();
+        try {
+          evals.get(i).close();
+        } catch (RuntimeException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+      }
+      if (first != null) {
+        throw first;
       }
     }
   }
@@ -80,8 +102,12 @@ final class StageKernel implements GpuKernel {
     ColumnVector[] cols = ids.stream().map(env::get).toArray(ColumnVector[]::new);
     try (Table t = new Table(cols);
         Table kept = t.filter(mask)) {
+      // Owned by the evaluation as each is taken, so that none leaks should a later one fail.
+      Holder held = g.own(new Holder(new HashMap<>()));
       for (int i = 0; i < ids.size(); i++) {
-        out.put(ids.get(i), kept.getColumn(i).incRefCount());
+        ColumnVector c = kept.getColumn(i).incRefCount();
+        held.cols().put(ids.get(i), c);
+        out.put(ids.get(i), c);
       }
     }
     return out;

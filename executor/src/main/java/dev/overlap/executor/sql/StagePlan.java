@@ -20,6 +20,9 @@ import org.apache.spark.sql.types.StructType;
  * @param functions Spark's own aggregate expressions, for the CPU
  * @param output the aggregate's output: keys, then each aggregate's buffer
  * @param description a line for the plan and the log
+ * @param hashBuffers whether Spark's aggregate keeps its buffers as a hash aggregate does (in
+ *     fixed-width rows, where a decimal past its precision becomes null) rather than as a sort
+ *     aggregate does
  */
 record StagePlan(
     List<Attribute> input,
@@ -29,7 +32,8 @@ record StagePlan(
     List<AggSpec> aggs,
     List<org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression> functions,
     List<Attribute> output,
-    String description)
+    String description,
+    boolean hashBuffers)
     implements Serializable {
 
   /** Copies every list: the plan is shipped with its tasks, and some lists given are views. */

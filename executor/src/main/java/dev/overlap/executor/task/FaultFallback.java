@@ -67,7 +67,7 @@ final class FaultFallback<T> extends SwitchOnFailure<T> {
       throw e;
     }
     long from = given ? handedOn.getAsLong() : 0;
-    if (from < 0) {
+    if (from < 0 || (declined != null && declined.fromStartOnly() && from > 0)) {
       throw e;
     }
     if (declined != null) {

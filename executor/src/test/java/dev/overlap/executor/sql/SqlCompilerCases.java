@@ -41,7 +41,8 @@ abstract class SqlCompilerCases {
                 + " IF(id % 13 = 0, NULL, DATE_ADD(DATE '1992-01-01', CAST(id % 2500 AS INT))) AS sd,"
                 + " CAST(id % 1000 AS INT) AS i,"
                 + " IF(id % 5 = 0, NULL, id * 0.5D) AS x,"
-                + " CAST(id AS DECIMAL(20,0)) * CAST(1000000000000000 AS DECIMAL(20,0)) AS b"
+                + " CAST(id AS DECIMAL(20,0)) * CAST(1000000000000000 AS DECIMAL(20,0)) AS b,"
+                + " CAST(id AS DECIMAL(38,0)) * CAST(1e33 AS DECIMAL(38,0)) AS h"
                 + " FROM range(0, 20000, 1, 4)")
         .write()
         .parquet(dir.resolve("t").toString());
@@ -108,7 +109,7 @@ abstract class SqlCompilerCases {
   void countsMinMaxAndLongSumsEqualSpark() {
     assertTakenAndEqual(
         "SELECT ls, count(*), count(x), count(rf), min(rf), max(rf), min(sd), max(sd),"
-            + " min(e), max(i), sum(id), sum(i), sum(x), avg(i), avg(x) FROM t GROUP BY ls");
+            + " min(e), max(i), sum(id), sum(i), avg(i), avg(id) FROM t GROUP BY ls");
   }
 
   @Test
@@ -129,7 +130,18 @@ abstract class SqlCompilerCases {
     // Spark's rules decide: null without ANSI.
     spark.conf().set("spark.sql.ansi.enabled", "false");
     assertTakenAndEqual("SELECT ls, sum(b * b), count(*) FROM t GROUP BY ls");
+    // A running sum of h passes decimal(38, 0) in some order: Spark's partial nulls it.
+    assertTakenAndEqual("SELECT ls, sum(h), avg(h) FROM t GROUP BY ls");
     spark.conf().unset("spark.sql.ansi.enabled");
+  }
+
+  @Test
+  void floatingPointSumsAreLeftToSpark() {
+    String sql = "SELECT ls, sum(x), avg(x) FROM t GROUP BY ls";
+    Result off = run(sql, false);
+    Result on = run(sql, true);
+    assertFalse(on.staged(), "taken, though a double sum depends on the order of adding");
+    assertEquals(off.rows(), on.rows());
   }
 
   @Test

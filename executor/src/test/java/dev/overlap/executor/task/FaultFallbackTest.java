@@ -112,6 +112,21 @@ class FaultFallbackTest {
   }
 
   @Test
+  void aBatchLeftFromTheStartOnlyFailsTheTaskOnceRowsWereHandedOn() {
+    handedOn = 2;
+    dev.overlap.executor.api.CpuInstead sum =
+        new dev.overlap.executor.api.CpuInstead("a running sum", true);
+    Iterator<Integer> it = fallback(gpu(2, sum));
+    assertEquals(-1, it.next());
+    assertEquals(-2, it.next());
+    RuntimeException e = assertThrows(RuntimeException.class, it::hasNext);
+    assertSame(sum, e.getCause());
+    assertEquals(List.of(), cpuFrom);
+    // Before any row, the CPU takes the partition over from its start.
+    assertEquals(List.of(1, 2, 3, 4, 5, 6), all(fallback(gpu(0, sum))));
+  }
+
+  @Test
   void afterRowsWereGivenWithoutKnowingTheirInputRowsTheTaskFailsAsItIs() {
     DecodeFaulted f = faulted();
     Iterator<Integer> it = fallback(gpu(2, f));
