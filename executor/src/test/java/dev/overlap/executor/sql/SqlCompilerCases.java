@@ -144,6 +144,53 @@ abstract class SqlCompilerCases {
     assertEquals(off.rows(), on.rows());
   }
 
+  /**
+   * Random queries ({@link RandomQueries}), {@code overlap.sql.queries} of them (a few by default),
+   * in both ANSI settings: each taken or not, its answer, or its error's class, equals Spark's.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"true", "false"})
+  void randomQueriesEqualSpark(String ansi) {
+    int count = Integer.getInteger("overlap.sql.queries", 4);
+    spark.conf().set("spark.sql.ansi.enabled", ansi);
+    int taken = 0;
+    try {
+      RandomQueries queries = new RandomQueries(ansi.equals("true") ? 1 : 2);
+      for (int i = 0; i < count; i++) {
+        String sql = queries.next();
+        Object off = outcome(sql, false);
+        Object on = outcome(sql, true);
+        if (on instanceof Result r && r.staged()) {
+          taken++;
+        }
+        assertEquals(rowsOrError(off), rowsOrError(on), "query " + i + ": " + sql);
+      }
+    } finally {
+      spark.conf().unset("spark.sql.ansi.enabled");
+    }
+    System.out.printf("random queries, ansi=%s: %d of %d taken%n", ansi, taken, count);
+    assertTrue(taken > 0, "no random query was taken");
+  }
+
+  /** The query's result, or its error's class. */
+  private static Object outcome(String sql, boolean compiler) {
+    try {
+      return run(sql, compiler);
+    } catch (RuntimeException e) {
+      Throwable c = e;
+      while (c.getCause() != null && !(c instanceof org.apache.spark.SparkThrowable)) {
+        c = c.getCause();
+      }
+      return c instanceof org.apache.spark.SparkThrowable t
+          ? "error " + t.getCondition()
+          : "error " + c.getClass().getName();
+    }
+  }
+
+  private static Object rowsOrError(Object o) {
+    return o instanceof Result r ? r.rows() : o;
+  }
+
   @Test
   void whatItDoesNotTakeRunsAsSparkPlansIt() {
     String sql = "SELECT upper(rf), sum(e / 3) FROM t GROUP BY upper(rf)";
