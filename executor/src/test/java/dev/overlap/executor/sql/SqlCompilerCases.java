@@ -106,6 +106,21 @@ abstract class SqlCompilerCases {
   }
 
   @Test
+  void withoutAdaptiveExecutionTheStageShowsInTheExplainedPlanBeforeItRuns() {
+    spark.conf().set("spark.sql.adaptive.enabled", "false");
+    try {
+      String plan =
+          spark
+              .sql("SELECT rf, count(*) FROM t WHERE q < 10 GROUP BY rf")
+              .queryExecution()
+              .explainString(org.apache.spark.sql.execution.ExplainMode.fromString("simple"));
+      assertTrue(plan.contains("OverlapStage"), plan);
+    } finally {
+      spark.conf().unset("spark.sql.adaptive.enabled");
+    }
+  }
+
+  @Test
   void countsMinMaxAndLongSumsEqualSpark() {
     assertTakenAndEqual(
         "SELECT ls, count(*), count(x), count(rf), min(rf), max(rf), min(sd), max(sd),"
