@@ -37,7 +37,11 @@ class SqlCompilerDeltaTest {
             "spark.sql.extensions",
             "io.delta.sql.DeltaSparkSessionExtension",
             "spark.sql.catalog.spark_catalog",
-            "org.apache.spark.sql.delta.catalog.DeltaCatalog");
+            "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+            "spark.sql.shuffle.partitions",
+            "4",
+            "spark.databricks.delta.snapshotPartitions",
+            "2");
     dir = Files.createTempDirectory("sql-compiler-delta");
     Dataset<Row> rows =
         spark.sql(

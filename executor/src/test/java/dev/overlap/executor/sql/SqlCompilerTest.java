@@ -20,7 +20,9 @@ class SqlCompilerTest extends SqlCompilerCases {
             "spark.overlap.sql.withoutGpu",
             "true",
             "spark.overlap.sql.explain",
-            "ALL"));
+            "ALL",
+            "spark.sql.shuffle.partitions",
+            "4"));
   }
 
   @AfterAll
