@@ -7,6 +7,8 @@ import dev.overlap.executor.output.TaskOutput;
 import dev.overlap.executor.pipeline.TaskDriver;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.TaskContext;
+import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * What one Parquet task on the GPU tells its figures should it go on on the CPU after a fatal GPU
@@ -19,6 +21,10 @@ final class FellBack {
   private final List<FilePlan> plans;
   // The input row the CPU went on from; -1 while the task is on the GPU.
   private volatile long from = -1;
+  // Whether the GPU part's figures wait for the task's end; what waits; whether it has ended.
+  private final boolean deferred;
+  private Runnable pending;
+  private boolean flushed;
 
   /**
    * @param figures where the task's figures go; null for nowhere
@@ -27,6 +33,13 @@ final class FellBack {
   FellBack(TaskFigures figures, List<FilePlan> plans) {
     this.figures = figures;
     this.plans = plans;
+    TaskContext ctx = TaskContext.get();
+    this.deferred = ctx != null;
+    if (ctx != null) {
+      // Registered before the task's pipeline run registers its own, so it runs after it: Spark
+      // runs completion listeners in the reverse order of their registration.
+      ctx.addTaskCompletionListener((TaskCompletionListener) c -> flush());
+    }
   }
 
   /** The task goes on on the CPU from input row {@code from}; names its files that faulted. */
@@ -45,15 +58,39 @@ final class FellBack {
   }
 
   /**
-   * The GPU part's figures, when its pipeline run ends: at the task's end, after a fall back, since
-   * a partition's GPU run cannot end before its last result was taken.
+   * The GPU part's figures, when its pipeline run ends. A run that fails ends before the fall back
+   * it causes (the task's pipeline closes as the failure leaves it): in a Spark task they are kept
+   * until the task ends, and recorded then as what the task ended as.
    */
   void gpuEnded(InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode) {
+    synchronized (this) {
+      if (!flushed && deferred) {
+        pending = () -> recordGpu(path, f, mode);
+        return;
+      }
+    }
+    recordGpu(path, f, mode);
+  }
+
+  private void recordGpu(InputPath path, TaskDriver.Figures f, TaskOutput<?, ?> mode) {
     long cpuFrom = from;
     if (cpuFrom < 0) {
       GpuTaskRun.record(figures, path, f, mode);
     } else {
       GpuTaskRun.recordFellBack(figures, path, f, mode, cpuFrom);
+    }
+  }
+
+  /** At the task's end: records the GPU part's figures kept until then. */
+  private void flush() {
+    Runnable r;
+    synchronized (this) {
+      flushed = true;
+      r = pending;
+      pending = null;
+    }
+    if (r != null) {
+      r.run();
     }
   }
 }
