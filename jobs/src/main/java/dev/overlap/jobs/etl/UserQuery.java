@@ -2,12 +2,14 @@ package dev.overlap.jobs.etl;
 
 import dev.overlap.jobs.cli.JobSummary;
 import dev.overlap.jobs.cli.PhaseProgress;
+import dev.overlap.jobs.cli.UsageException;
 import dev.overlap.jobs.delta.JobInput;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -36,7 +38,7 @@ final class UserQuery {
       JobSummary summary) {
     long t = System.nanoTime();
     input.read(spark, summary).createOrReplaceTempView(table);
-    Dataset<Row> q = spark.sql(sql); // an error in the query is one line, before any job
+    Dataset<Row> q = analysed(spark, sql, table);
     t = summary.phaseSince("plan", t, "input listed, the query analysed");
     Plans plans = new Plans();
     spark.listenerManager().register(plans);
@@ -61,6 +63,29 @@ final class UserQuery {
       }
     }
     return rows;
+  }
+
+  /**
+   * The query, analysed: a query Spark cannot parse or resolve is refused in one line, before any
+   * job, naming what Spark named and the view's columns.
+   */
+  private static Dataset<Row> analysed(SparkSession spark, String sql, String table) {
+    try {
+      return spark.sql(sql);
+    } catch (Exception e) { // AnalysisException, which Java sees as checked
+      if (!(e instanceof AnalysisException a)) {
+        throw e;
+      }
+      String first = a.getMessage().lines().findFirst().orElse("");
+      throw new UsageException(
+          "the query (--sql or --query) cannot run: "
+              + first
+              + "; the input is the view '"
+              + table
+              + "' with columns "
+              + String.join(", ", spark.table(table).columns()),
+          e);
+    }
   }
 
   /** The executed plans of the session's queries, as Spark's listener bus reports them. */

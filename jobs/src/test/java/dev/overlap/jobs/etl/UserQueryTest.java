@@ -82,6 +82,28 @@ class UserQueryTest {
   }
 
   @Test
+  void aQueryNamingAMissingColumnIsRefusedInOneLine() {
+    dev.overlap.jobs.cli.UsageException e =
+        assertThrows(
+            dev.overlap.jobs.cli.UsageException.class,
+            () ->
+                UserQuery.run(
+                    spark,
+                    JobInput.parquet(lineitem),
+                    tmp.resolve("bad").toString(),
+                    "SELECT l_nope FROM lineitem",
+                    "lineitem",
+                    1,
+                    new JobSummary("etl")));
+    assertTrue(
+        e.getMessage().startsWith("the query (--sql or --query) cannot run: ")
+            && e.getMessage().contains("l_nope")
+            && e.getMessage().contains("l_returnflag")
+            && !e.getMessage().contains("\n"),
+        e.getMessage());
+  }
+
+  @Test
   void aQueryAndATextAtOnceAreRefused() {
     // The command's check runs as its arguments are parsed, before Spark starts.
     IllegalArgumentException e =
