@@ -76,29 +76,37 @@ record AggSpec(Kind kind, Expression child, List<DataType> buffer, boolean ansi)
       if (t instanceof DecimalType) {
         return child(Kind.SUM_DECIMAL, c, buffer, true, ae);
       }
-      if (Supported.integral(t) && buffer.get(0) instanceof LongType) {
-        return child(Kind.SUM_LONG, c, buffer, ansi(s), ae);
+      boolean ansi = ansi(s);
+      // Under ANSI a partition's bigint sum could overflow in Spark's order of adding and not in
+      // another; narrower integers cannot, in a partition of under 2^32 rows.
+      if (Supported.integral(t) && !(t instanceof LongType && ansi)) {
+        return child(Kind.SUM_LONG, c, buffer, ansi, ae);
       }
       return no(
           ae,
           "sum of "
               + t.simpleString()
-              + " (floating-point sums depend on the order of adding, which the GPU does not"
-              + " keep)");
+              + (t instanceof LongType
+                  ? " under ANSI (an overflow depends on the order of adding) is not built yet"
+                  : " (floating-point sums depend on the order of adding, which the GPU does not"
+                      + " keep)"));
     }
     if (f instanceof Average) {
       if (t instanceof DecimalType) {
         return child(Kind.AVG_DECIMAL, c, buffer, true, ae);
       }
-      if (buffer.get(0) instanceof DoubleType && Supported.integral(t)) {
+      // Spark adds in double: exact in any order while every running sum is under 2^53, which
+      // tinyint and smallint values cannot pass in a partition of under 2^37 rows.
+      if (buffer.get(0) instanceof DoubleType
+          && (t instanceof org.apache.spark.sql.types.ByteType
+              || t instanceof org.apache.spark.sql.types.ShortType)) {
         return child(Kind.AVG_DOUBLE, c, buffer, false, ae);
       }
       return no(
           ae,
           "avg of "
               + t.simpleString()
-              + " (floating-point sums depend on the order of adding, which the GPU does not"
-              + " keep)");
+              + " (Spark sums in double, whose rounding depends on the order of adding)");
     }
     if (f instanceof Min || f instanceof Max) {
       if (Supported.floating(t)) {
@@ -117,16 +125,12 @@ record AggSpec(Kind kind, Expression child, List<DataType> buffer, boolean ansi)
    * with room for 10^10 rows of any value).
    */
   java.math.BigInteger runningBound() {
-    return switch (kind) {
-      case SUM_LONG -> ansi ? java.math.BigInteger.ONE.shiftLeft(63) : null;
-      case AVG_DOUBLE -> java.math.BigInteger.ONE.shiftLeft(53);
-      case SUM_DECIMAL, AVG_DECIMAL -> {
-        int in = ((DecimalType) child.dataType()).precision();
-        int sum = ((DecimalType) buffer.get(0)).precision();
-        yield sum - in >= 10 ? null : java.math.BigInteger.TEN.pow(sum);
-      }
-      default -> null;
-    };
+    if (kind != Kind.SUM_DECIMAL && kind != Kind.AVG_DECIMAL) {
+      return null;
+    }
+    int in = ((DecimalType) child.dataType()).precision();
+    int sum = ((DecimalType) buffer.get(0)).precision();
+    return sum - in >= 10 ? null : java.math.BigInteger.TEN.pow(sum);
   }
 
   /** Whether a long sum's update adds with ANSI's overflow check. */

@@ -51,8 +51,7 @@ final class GpuAggregates {
     ColumnVector v = g.column(s.child());
     BigInteger bound = s.runningBound();
     if (bound != null) {
-      BigInteger max =
-          s.child().dataType() instanceof DecimalType ? DecimalMath.maxAbs(v) : maxAbsLong(v);
+      BigInteger max = DecimalMath.maxAbs(v);
       sums.charge(index, max.multiply(BigInteger.valueOf(g.rows())), bound, s.child().sql());
     }
     return switch (s.kind()) {
@@ -65,16 +64,6 @@ final class GpuAggregates {
       case AVG_DOUBLE -> v.getType().equals(DType.FLOAT64) ? v : g.own(v.castTo(DType.FLOAT64));
       default -> v;
     };
-  }
-
-  /** The largest absolute value of an integral column; 0 when all are null. */
-  private static BigInteger maxAbsLong(ColumnVector v) {
-    try (Scalar max = v.max(DType.INT64);
-        Scalar min = v.min(DType.INT64)) {
-      BigInteger a = max.isValid() ? BigInteger.valueOf(max.getLong()).abs() : BigInteger.ZERO;
-      BigInteger b = min.isValid() ? BigInteger.valueOf(min.getLong()).abs() : BigInteger.ZERO;
-      return a.max(b);
-    }
   }
 
   private static Table grouped(

@@ -183,7 +183,7 @@ public final class PartitionRunner implements Serializable {
     ParquetInput input = in.input();
     List<FilePlan> plans = ParquetPlanOrHost.plans(in, job(), report, figures);
     if (plans == null) {
-      return gpu(in.host(), mode);
+      return host(in, mode, afterFault);
     }
     GpuRuntime gpu = ExecutorState.runtime().orElseThrow();
     OverlapConf job = job();
@@ -204,7 +204,20 @@ public final class PartitionRunner implements Serializable {
       return onGpu;
     }
     return new DecodeFallback<>(
-        onGpu, () -> gpu(in.host(), mode), d -> ParquetPlanOrHost.decodeFailed(d, report));
+        onGpu, () -> host(in, mode, afterFault), d -> ParquetPlanOrHost.decodeFailed(d, report));
+  }
+
+  /**
+   * A Parquet partition decoded on the host, its batches through the GPU; on the CPU from its start
+   * instead should the GPU fail or the kernel leave a batch to the CPU before any result ({@link
+   * FaultFallback}, the input rows of the host's batches not being counted).
+   */
+  private <R extends ResultBatch<T>, T> Iterator<T> host(
+      TaskInput.Parquet in, TaskOutput<R, T> mode, LongFunction<Iterator<T>> afterFault) {
+    Iterator<T> onGpu = gpu(in.host(), mode);
+    return afterFault == null
+        ? onGpu
+        : new FaultFallback<>(onGpu, afterFault, () -> -1, (why, from) -> {});
   }
 
   /** The GPU's decode of a Parquet partition's planned files, its results as {@code mode}'s. */

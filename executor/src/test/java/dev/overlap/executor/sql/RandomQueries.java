@@ -51,7 +51,7 @@ final class RandomQueries {
       case 1 -> "count(" + pick("x", "rf", "d", "sd") + ")";
       case 2, 3 -> "sum(" + decimal(2) + ")";
       case 4 -> "avg(" + decimal(1) + ")";
-      case 5 -> pick("sum", "avg") + "(" + pick("i", "id") + ")";
+      case 5 -> pick("sum(i)", "avg(d)", "avg(i)"); // avg(i): left, Spark sums it in double
       case 6 -> pick("min", "max") + "(" + pick("rf", "ls", "sd", "e", "i", "id") + ")";
       case 7 -> pick("sum", "avg") + "(x)"; // left to Spark: the order of adding doubles
       default -> "sum(" + decimal(1) + " * " + pick("2", "0.5", "-1") + ")";

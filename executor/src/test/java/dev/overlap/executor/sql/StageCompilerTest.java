@@ -73,7 +73,7 @@ class StageCompilerTest {
   void aTpchShapedAggregateIsTaken() {
     assertNull(
         verdict(
-            "SELECT s, sum(e * (1 - e)), avg(i), count(*), min(d) FROM t"
+            "SELECT s, sum(e * (1 - e)), avg(e), sum(i), count(*), min(d) FROM t"
                 + " WHERE d <= DATE '2001-01-01' AND s IN ('1', '2') GROUP BY s"));
   }
 
@@ -88,6 +88,8 @@ class StageCompilerTest {
         "SELECT sum(CAST(e AS INT)) FROM t | a cast from decimal(12,2) to int is not built yet",
         "SELECT sum(i) FROM parted | partition columns",
         "SELECT max(x) FROM t | min and max of floating-point values",
+        "SELECT avg(i) FROM t | Spark sums in double",
+        "SELECT sum(CAST(i AS BIGINT)) FROM t | under ANSI",
       })
   void whatIsLeftSaysWhy(String sql, String why) {
     String got = verdict(sql);

@@ -57,7 +57,7 @@ public class JobArgsTest {
   void etlListsTheEngineAmongItsOptions() {
     assertEquals(
         "unknown option '--engin' for etl; did you mean --engine? etl takes --input, --format, --version, --output,"
-            + " --engine, --repeat, --overwrite, --overwrite-unmarked",
+            + " --engine, --repeat, --sql, --query, --table, --overwrite, --overwrite-unmarked",
         refused("etl", "--engin", "spark-sql"));
   }
 

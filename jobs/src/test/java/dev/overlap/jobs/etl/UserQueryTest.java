@@ -104,6 +104,25 @@ class UserQueryTest {
   }
 
   @Test
+  void aCommandIsRefusedBeforeItRuns() {
+    dev.overlap.jobs.cli.UsageException e =
+        assertThrows(
+            dev.overlap.jobs.cli.UsageException.class,
+            () ->
+                UserQuery.run(
+                    spark,
+                    JobInput.parquet(lineitem),
+                    tmp.resolve("dropped").toString(),
+                    "DROP VIEW lineitem",
+                    "lineitem",
+                    1,
+                    new JobSummary("etl")));
+    assertEquals(
+        "the query (--sql or --query) is a command, not a query: give a SELECT", e.getMessage());
+    assertTrue(spark.catalog().tableExists("lineitem"), "the command ran");
+  }
+
+  @Test
   void aQueryAndATextAtOnceAreRefused() {
     // The command's check runs as its arguments are parsed, before Spark starts.
     IllegalArgumentException e =
