@@ -52,7 +52,11 @@ final class GpuAggregates {
     BigInteger bound = s.runningBound();
     if (bound != null) {
       BigInteger max = DecimalMath.maxAbs(v);
-      sums.charge(index, max.multiply(BigInteger.valueOf(g.rows())), bound, s.child().sql());
+      sums.charge(
+          index,
+          max.multiply(BigInteger.valueOf(g.rows())),
+          bound,
+          s.child().sql() + " could pass " + s.buffer().get(0).simpleString());
     }
     return switch (s.kind()) {
       case SUM_DECIMAL, AVG_DECIMAL ->

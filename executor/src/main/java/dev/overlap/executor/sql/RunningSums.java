@@ -17,19 +17,14 @@ final class RunningSums {
   /**
    * Adds {@code amount} to sum {@code index}; throws {@link CpuInstead} (from the partition's start
    * only) once the total reaches {@code bound}.
+   *
+   * @param what the summed expression and its sum's type, for the reason
    */
   void charge(int index, BigInteger amount, BigInteger bound, String what) {
     BigInteger total = used.getOrDefault(index, BigInteger.ZERO).add(amount);
     used.put(index, total);
     if (total.compareTo(bound) >= 0) {
-      throw new CpuInstead(
-          "the running sum of "
-              + what
-              + " could pass "
-              + bound.bitLength()
-              + " bits or digits"
-              + " of exactness in some order of adding",
-          true);
+      throw new CpuInstead("the running sum of " + what + " in some order of adding", true);
     }
   }
 }
