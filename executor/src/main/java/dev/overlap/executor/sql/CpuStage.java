@@ -19,7 +19,6 @@ import org.apache.spark.sql.catalyst.expressions.Predicate;
 import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.DeclarativeAggregate;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
@@ -141,10 +140,5 @@ final class CpuStage implements CpuKernel {
   @SuppressWarnings("unchecked")
   private static <T> Seq<T> seq(List<? extends T> l) {
     return (Seq<T>) CollectionConverters.asScala(l).toSeq();
-  }
-
-  /** The aggregate expressions this stage's functions came from, for tests' messages. */
-  List<AggregateExpression> functions() {
-    return plan.functions();
   }
 }

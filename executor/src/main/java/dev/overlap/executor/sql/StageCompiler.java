@@ -129,15 +129,7 @@ final class StageCompiler {
             + " path(s)";
     StagePlan plan =
         new StagePlan(
-            input,
-            steps,
-            keys,
-            expected.subList(0, grouping.size()),
-            specs,
-            aes,
-            output,
-            description,
-            agg instanceof HashAggregateExec);
+            input, steps, keys, specs, aes, output, description, agg instanceof HashAggregateExec);
     return new Compiled(plan, scan, null);
   }
 

@@ -15,7 +15,6 @@ import org.apache.spark.sql.types.StructType;
  * @param input the scan's columns, in the order the kernel receives them
  * @param steps the filters and projections from the scan up
  * @param keys the grouping expressions (an alias's child for an alias)
- * @param keyAttrs the grouping expressions as the aggregate's output names them
  * @param aggs the partial aggregates, in the aggregate's order
  * @param functions Spark's own aggregate expressions, for the CPU
  * @param output the aggregate's output: keys, then each aggregate's buffer
@@ -28,7 +27,6 @@ record StagePlan(
     List<Attribute> input,
     List<Step> steps,
     List<Expression> keys,
-    List<Attribute> keyAttrs,
     List<AggSpec> aggs,
     List<org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression> functions,
     List<Attribute> output,
@@ -41,7 +39,6 @@ record StagePlan(
     input = List.copyOf(input);
     steps = List.copyOf(steps);
     keys = List.copyOf(keys);
-    keyAttrs = List.copyOf(keyAttrs);
     aggs = List.copyOf(aggs);
     functions = List.copyOf(functions);
     output = List.copyOf(output);
