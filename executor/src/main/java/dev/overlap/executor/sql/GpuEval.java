@@ -5,6 +5,7 @@ import ai.rapids.cudf.BinaryOperable;
 import ai.rapids.cudf.ColumnVector;
 import ai.rapids.cudf.DType;
 import ai.rapids.cudf.Scalar;
+import dev.overlap.executor.resource.Closing;
 import dev.overlap.executor.types.ColumnType;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -228,23 +229,11 @@ final class GpuEval implements AutoCloseable {
 
   @Override
   public void close() {
-    IllegalStateException first = null;
-    for (int i = owned.size() - 1; i >= 0; i--) {
-      try {
-        owned.get(i).close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = new IllegalStateException(e);
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
+    // The last made first: a result may hold what it was made of.
+    List<AutoCloseable> last = new ArrayList<>(owned);
+    java.util.Collections.reverse(last);
     owned.clear();
     computed.clear();
-    if (first != null) {
-      throw first;
-    }
-    computed.clear();
+    Closing.all(last);
   }
 }

@@ -5,6 +5,7 @@ import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.CpuInstead;
 import dev.overlap.executor.api.CpuKernel;
 import dev.overlap.executor.api.GpuKernel;
+import dev.overlap.executor.resource.Closing;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -72,21 +73,9 @@ final class StageKernel implements GpuKernel {
       }
       throw e;
     } finally {
-      RuntimeException first = null;
-      for (int i = evals.size() - 1; i >= 0; i--) {
-        try {
-          evals.get(i).close();
-        } catch (RuntimeException e) {
-          if (first == null) {
-            first = e;
-          } else {
-            first.addSuppressed(e);
-          }
-        }
-      }
-      if (first != null) {
-        throw first;
-      }
+      // The last evaluation first: its columns may be views of an earlier one's.
+      java.util.Collections.reverse(evals);
+      Closing.all(evals);
     }
   }
 

@@ -160,7 +160,9 @@ class ApiBoundaryTest {
                   "trace",
                   "types")),
           Map.entry(
-              "sql", Set.of("api", "config", "input.parquet.delta", "plan", "plugin", "types")),
+              "sql",
+              Set.of(
+                  "api", "config", "input.parquet.delta", "plan", "plugin", "resource", "types")),
           Map.entry("(root)", Set.of("api", "plugin")));
 
   @Test
