@@ -8,6 +8,7 @@ import dev.overlap.jobs.Main;
 import dev.overlap.jobs.TestSessions;
 import dev.overlap.jobs.cli.JobArgs;
 import dev.overlap.jobs.cli.JobSummary;
+import dev.overlap.jobs.cli.UsageException;
 import dev.overlap.jobs.delta.JobInput;
 import dev.overlap.jobs.tpch.TpchGenerate;
 import java.io.ByteArrayOutputStream;
@@ -83,18 +84,7 @@ class UserQueryTest {
 
   @Test
   void aQueryNamingAMissingColumnIsRefusedInOneLine() {
-    dev.overlap.jobs.cli.UsageException e =
-        assertThrows(
-            dev.overlap.jobs.cli.UsageException.class,
-            () ->
-                UserQuery.run(
-                    spark,
-                    JobInput.parquet(lineitem),
-                    tmp.resolve("bad").toString(),
-                    "SELECT l_nope FROM lineitem",
-                    "lineitem",
-                    1,
-                    new JobSummary("etl")));
+    UsageException e = refused("SELECT l_nope FROM lineitem");
     assertTrue(
         e.getMessage().startsWith("the query (--sql or --query) cannot run: ")
             && e.getMessage().contains("l_nope")
@@ -105,18 +95,7 @@ class UserQueryTest {
 
   @Test
   void aCommandIsRefusedBeforeItRuns() {
-    dev.overlap.jobs.cli.UsageException e =
-        assertThrows(
-            dev.overlap.jobs.cli.UsageException.class,
-            () ->
-                UserQuery.run(
-                    spark,
-                    JobInput.parquet(lineitem),
-                    tmp.resolve("dropped").toString(),
-                    "DROP VIEW lineitem",
-                    "lineitem",
-                    1,
-                    new JobSummary("etl")));
+    UsageException e = refused("DROP VIEW lineitem");
     assertEquals(
         "the query (--sql or --query) is a command, not a query: give a SELECT", e.getMessage());
     assertTrue(spark.catalog().tableExists("lineitem"), "the command ran");
@@ -130,6 +109,21 @@ class UserQueryTest {
             IllegalArgumentException.class,
             () -> JobArgs.parse("etl", "--sql", "SELECT 1", "--query", "q.sql"));
     assertEquals("give --sql or --query, not both", e.getMessage());
+  }
+
+  /** What etl says of {@code sql} over the input as the view {@code lineitem}. */
+  private static UsageException refused(String sql) {
+    return assertThrows(
+        UsageException.class,
+        () ->
+            UserQuery.run(
+                spark,
+                JobInput.parquet(lineitem),
+                tmp.resolve("refused").toString(),
+                sql,
+                "lineitem",
+                1,
+                new JobSummary("etl")));
   }
 
   private static List<String> sorted(List<Row> rows) {
