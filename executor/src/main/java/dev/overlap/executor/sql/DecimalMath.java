@@ -7,7 +7,13 @@ import ai.rapids.cudf.DType;
 import ai.rapids.cudf.Scalar;
 import dev.overlap.executor.api.CpuInstead;
 import java.math.BigInteger;
+import org.apache.spark.sql.catalyst.expressions.Add;
+import org.apache.spark.sql.catalyst.expressions.BinaryArithmetic;
+import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.KnownNotNull;
+import org.apache.spark.sql.catalyst.expressions.Multiply;
+import org.apache.spark.sql.catalyst.expressions.Subtract;
 import org.apache.spark.sql.types.DecimalType;
 
 /**
@@ -29,11 +35,7 @@ final class DecimalMath {
     BinaryOperable b = wide(g, g.eval(r), rt);
     int scale = out.scale();
     if (!fitsByTypes(op, lt, rt, out)) {
-      BigInteger ma =
-          maxAbs(a).multiply(BigInteger.TEN.pow(op == BinaryOp.MUL ? 0 : scale - lt.scale()));
-      BigInteger mb =
-          maxAbs(b).multiply(BigInteger.TEN.pow(op == BinaryOp.MUL ? 0 : scale - rt.scale()));
-      BigInteger bound = op == BinaryOp.MUL ? ma.multiply(mb) : ma.add(mb);
+      BigInteger bound = combined(op, g.bound(l), lt, g.bound(r), rt, scale);
       if (bound.compareTo(BigInteger.TEN.pow(out.precision())) >= 0) {
         throw new CpuInstead(
             sql + " may pass decimal(" + out.precision() + ", " + scale + ") in this batch");
@@ -48,6 +50,46 @@ final class DecimalMath {
     }
     DType storage = GpuEval.dtype(out);
     return storage.equals(wide) ? result : g.own(result.castTo(storage));
+  }
+
+  /**
+   * A bound on {@code |e|}'s unscaled values in the batch of {@code g}: carried through {@code + -
+   * *} and widening casts from the bounds of the operands, so that only the batch's input columns
+   * are reduced (their minimum and maximum, once per batch); other expressions are reduced
+   * themselves. Never above the largest value of {@code e}'s type.
+   */
+  static BigInteger bound(GpuEval g, Expression e) {
+    DecimalType t = (DecimalType) e.dataType();
+    BigInteger b;
+    if (e instanceof KnownNotNull k) {
+      b = g.bound(k.child());
+    } else if ((e instanceof Add || e instanceof Subtract || e instanceof Multiply)
+        && e instanceof BinaryArithmetic a
+        && a.left().dataType() instanceof DecimalType lt
+        && a.right().dataType() instanceof DecimalType rt) {
+      BinaryOp op = e instanceof Multiply ? BinaryOp.MUL : BinaryOp.ADD;
+      b = combined(op, g.bound(a.left()), lt, g.bound(a.right()), rt, t.scale());
+    } else if (e instanceof Cast c
+        && c.child().dataType() instanceof DecimalType ct
+        && ct.scale() <= t.scale()) {
+      b = g.bound(c.child()).multiply(BigInteger.TEN.pow(t.scale() - ct.scale()));
+    } else {
+      b = maxAbs(g.eval(e));
+    }
+    return b.min(BigInteger.TEN.pow(t.precision()).subtract(BigInteger.ONE));
+  }
+
+  /**
+   * The bound of {@code l op r} at {@code scale} from its operands' bounds: the product of the two,
+   * or the sum of the two at the result's scale ({@code -} as {@code +}).
+   */
+  private static BigInteger combined(
+      BinaryOp op, BigInteger l, DecimalType lt, BigInteger r, DecimalType rt, int scale) {
+    if (op == BinaryOp.MUL) {
+      return l.multiply(r);
+    }
+    return l.multiply(BigInteger.TEN.pow(scale - lt.scale()))
+        .add(r.multiply(BigInteger.TEN.pow(scale - rt.scale())));
   }
 
   /**

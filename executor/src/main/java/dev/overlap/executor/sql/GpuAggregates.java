@@ -11,7 +11,10 @@ import ai.rapids.cudf.Table;
 import dev.overlap.executor.api.CpuInstead;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DecimalType;
@@ -32,11 +35,12 @@ final class GpuAggregates {
     for (Expression k : keys) {
       cols.add(g.column(k));
     }
-    // Each spec's value column, made ready for cuDF's aggregations.
+    // Each spec's value column, made ready for cuDF's aggregations; one per expression and form.
+    Map<List<Object>, ColumnVector> made = new HashMap<>();
     List<ColumnVector> values = new ArrayList<>();
     for (int i = 0; i < specs.size(); i++) {
       AggSpec s = specs.get(i);
-      values.add(s.child() == null ? null : value(g, s, i, sums));
+      values.add(s.child() == null ? null : value(g, s, i, sums, made));
     }
     return keys.isEmpty() ? reduced(g, specs, values) : grouped(g, cols, specs, values);
   }
@@ -46,50 +50,83 @@ final class GpuAggregates {
    * matter is charged the batch's largest value times its rows against its running bound ({@link
    * AggSpec#runningBound}), over all the task's batches so far: while the total stays under it, no
    * running sum in any order passes it, and the GPU's sum is Spark's.
+   *
+   * <p>A decimal sum is taken in 64 bits when the batch's largest value times its rows is under
+   * 10^18, so no partial sum can overflow: cuDF sums 128-bit values only by sorting the whole batch
+   * (no 128-bit atomics for its hash aggregation), which costs most of a batch's time.
    */
-  private static ColumnVector value(GpuEval g, AggSpec s, int index, RunningSums sums) {
+  private static ColumnVector value(
+      GpuEval g, AggSpec s, int index, RunningSums sums, Map<List<Object>, ColumnVector> made) {
     ColumnVector v = g.column(s.child());
     BigInteger bound = s.runningBound();
-    if (bound != null) {
-      BigInteger max = DecimalMath.maxAbs(v);
-      sums.charge(
-          index,
-          max.multiply(BigInteger.valueOf(g.rows())),
-          bound,
-          s.child().sql() + " could pass " + s.buffer().get(0).simpleString());
+    BigInteger batch = null;
+    if (s.child().dataType() instanceof DecimalType) {
+      batch = g.bound(s.child()).multiply(BigInteger.valueOf(g.rows()));
     }
-    return switch (s.kind()) {
-      case SUM_DECIMAL, AVG_DECIMAL ->
-          g.own(
-              v.castTo(
-                  DType.create(
-                      DType.DTypeEnum.DECIMAL128, -((DecimalType) s.child().dataType()).scale())));
-      case SUM_LONG -> v.getType().equals(DType.INT64) ? v : g.own(v.castTo(DType.INT64));
-      case AVG_DOUBLE -> v.getType().equals(DType.FLOAT64) ? v : g.own(v.castTo(DType.FLOAT64));
-      default -> v;
-    };
+    if (bound != null) {
+      sums.charge(
+          index, batch, bound, s.child().sql() + " could pass " + s.buffer().get(0).simpleString());
+    }
+    DType target =
+        switch (s.kind()) {
+          case SUM_DECIMAL, AVG_DECIMAL ->
+              DType.create(
+                  batch.compareTo(LONG_SUMS) < 0
+                      ? DType.DTypeEnum.DECIMAL64
+                      : DType.DTypeEnum.DECIMAL128,
+                  -((DecimalType) s.child().dataType()).scale());
+          case SUM_LONG -> DType.INT64;
+          case AVG_DOUBLE -> DType.FLOAT64;
+          default -> v.getType();
+        };
+    if (v.getType().equals(target)) {
+      return v;
+    }
+    return made.computeIfAbsent(
+        List.of(s.child().canonicalized(), target), k -> g.own(v.castTo(target)));
   }
+
+  /** Decimal sums whose bound is under this are taken in 64 bits. */
+  private static final BigInteger LONG_SUMS = BigInteger.TEN.pow(18);
 
   private static Table grouped(
       GpuEval g, List<ColumnVector> keys, List<AggSpec> specs, List<ColumnVector> values) {
-    List<ColumnVector> in = new ArrayList<>(keys);
-    List<GroupByAggregationOnColumn> aggs = new ArrayList<>();
     int k = keys.size();
+    List<ColumnVector> in = new ArrayList<>(keys);
+    // The same aggregation of the same column is asked once (Q1's sum and avg of a column).
+    Map<List<Object>, Integer> asked = new LinkedHashMap<>();
+    List<GroupByAggregationOnColumn> aggs = new ArrayList<>();
+    List<int[]> at = new ArrayList<>(); // each spec's result columns
     for (int i = 0; i < specs.size(); i++) {
       AggSpec s = specs.get(i);
-      int c = in.size();
-      in.add(values.get(i) == null ? keys.get(0) : values.get(i));
-      switch (s.kind()) {
-        case COUNT_ROWS -> aggs.add(GroupByAggregation.count(NullPolicy.INCLUDE).onColumn(c));
-        case COUNT -> aggs.add(GroupByAggregation.count(NullPolicy.EXCLUDE).onColumn(c));
-        case SUM_DECIMAL, AVG_DECIMAL, AVG_DOUBLE -> {
-          aggs.add(GroupByAggregation.sum().onColumn(c));
-          aggs.add(GroupByAggregation.count(NullPolicy.EXCLUDE).onColumn(c));
-        }
-        case SUM_LONG, SUM_DOUBLE -> aggs.add(GroupByAggregation.sum().onColumn(c));
-        case MIN -> aggs.add(GroupByAggregation.min().onColumn(c));
-        case MAX -> aggs.add(GroupByAggregation.max().onColumn(c));
+      ColumnVector v = values.get(i) == null ? keys.get(0) : values.get(i);
+      int c = in.indexOf(v);
+      if (c < 0) {
+        c = in.size();
+        in.add(v);
       }
+      List<String> ops =
+          switch (s.kind()) {
+            case COUNT_ROWS -> List.of("rows");
+            case COUNT -> List.of("count");
+            case SUM_DECIMAL, AVG_DECIMAL, AVG_DOUBLE -> List.of("sum", "count");
+            case SUM_LONG, SUM_DOUBLE -> List.of("sum");
+            case MIN -> List.of("min");
+            case MAX -> List.of("max");
+          };
+      int[] results = new int[ops.size()];
+      for (int j = 0; j < ops.size(); j++) {
+        String op = ops.get(j);
+        List<Object> key = op.equals("rows") ? List.of(op) : List.of(op, c);
+        Integer r = asked.get(key);
+        if (r == null) {
+          r = k + aggs.size();
+          asked.put(key, r);
+          aggs.add(aggregation(op).onColumn(c));
+        }
+        results[j] = r;
+      }
+      at.add(results);
     }
     Table result;
     try (Table t = new Table(in.toArray(new ColumnVector[0]))) {
@@ -103,19 +140,28 @@ final class GpuAggregates {
     for (int i = 0; i < k; i++) {
       out.add(result.getColumn(i));
     }
-    int r = k;
-    for (AggSpec s : specs) {
+    for (int i = 0; i < specs.size(); i++) {
+      AggSpec s = specs.get(i);
+      int[] r = at.get(i);
       switch (s.kind()) {
-        case COUNT_ROWS, COUNT -> out.add(g.own(result.getColumn(r++).castTo(DType.INT64)));
-        case SUM_DECIMAL, AVG_DECIMAL, AVG_DOUBLE -> {
-          ColumnVector sum = result.getColumn(r++);
-          ColumnVector count = result.getColumn(r++);
-          buffers(g, s, sum, count, out);
-        }
-        default -> out.add(result.getColumn(r++));
+        case COUNT_ROWS, COUNT -> out.add(g.own(result.getColumn(r[0]).castTo(DType.INT64)));
+        case SUM_DECIMAL, AVG_DECIMAL, AVG_DOUBLE ->
+            buffers(g, s, result.getColumn(r[0]), result.getColumn(r[1]), out);
+        default -> out.add(result.getColumn(r[0]));
       }
     }
     return new Table(out.toArray(new ColumnVector[0]));
+  }
+
+  private static GroupByAggregation aggregation(String op) {
+    return switch (op) {
+      case "rows" -> GroupByAggregation.count(NullPolicy.INCLUDE);
+      case "count" -> GroupByAggregation.count(NullPolicy.EXCLUDE);
+      case "sum" -> GroupByAggregation.sum();
+      case "min" -> GroupByAggregation.min();
+      case "max" -> GroupByAggregation.max();
+      default -> throw new IllegalStateException("aggregation " + op);
+    };
   }
 
   /** The two buffer columns of a decimal sum or an average from a group's sum and count. */
@@ -123,9 +169,10 @@ final class GpuAggregates {
       GpuEval g, AggSpec s, ColumnVector sum, ColumnVector count, List<ColumnVector> out) {
     DataType sumType = s.buffer().get(0);
     DType storage = GpuEval.dtype(sumType);
-    try (Scalar zero = zero(sumType)) {
-      ColumnVector filled = g.own(sum.replaceNulls(zero));
-      out.add(filled.getType().equals(storage) ? filled : g.own(filled.castTo(storage)));
+    ColumnVector stored = sum.getType().equals(storage) ? sum : g.own(sum.castTo(storage));
+    // A group whose every value was null has the sum 0 in Spark's buffer, not null.
+    try (Scalar zero = zero(sumType, storage)) {
+      out.add(g.own(stored.replaceNulls(zero)));
     }
     if (s.kind() == AggSpec.Kind.SUM_DECIMAL) {
       try (Scalar none = Scalar.fromInt(0)) {
@@ -136,10 +183,9 @@ final class GpuAggregates {
     }
   }
 
-  private static Scalar zero(DataType sumType) {
-    if (sumType instanceof DecimalType d) {
-      return Scalar.fromDecimal(
-          BigInteger.ZERO, DType.create(DType.DTypeEnum.DECIMAL128, -d.scale()));
+  private static Scalar zero(DataType sumType, DType storage) {
+    if (sumType instanceof DecimalType) {
+      return Scalar.fromDecimal(BigInteger.ZERO, storage);
     }
     return Scalar.fromDouble(0.0);
   }

@@ -46,6 +46,8 @@ final class GpuEval implements AutoCloseable {
   private final List<AutoCloseable> owned = new ArrayList<>();
   // Results by canonical expression, owned through {@link #owned}.
   private final Map<Expression, BinaryOperable> computed = new java.util.HashMap<>();
+  // Bounds on decimal values' unscaled magnitudes in this batch, by canonical expression.
+  private final Map<Expression, BigInteger> bounds = new java.util.HashMap<>();
 
   /**
    * @param env the columns each attribute names, borrowed
@@ -90,6 +92,20 @@ final class GpuEval implements AutoCloseable {
       computed.put(key, done);
     }
     return done;
+  }
+
+  /**
+   * A bound on the absolute unscaled value of decimal {@code e} in this batch ({@link
+   * DecimalMath#bound}), computed once per batch.
+   */
+  BigInteger bound(Expression e) {
+    Expression key = e.canonicalized();
+    BigInteger b = bounds.get(key);
+    if (b == null) {
+      b = DecimalMath.bound(this, e);
+      bounds.put(key, b);
+    }
+    return b;
   }
 
   private BinaryOperable compute(Expression e) {
@@ -234,6 +250,7 @@ final class GpuEval implements AutoCloseable {
     java.util.Collections.reverse(last);
     owned.clear();
     computed.clear();
+    bounds.clear();
     Closing.all(last);
   }
 }
