@@ -149,6 +149,9 @@ final class GpuEval implements AutoCloseable {
     if (e instanceof Cast c) {
       return own(column(c.child()).castTo(dtype(c.dataType())));
     }
+    if (GpuFunctions.handles(e)) {
+      return GpuFunctions.eval(this, e);
+    }
     throw new IllegalStateException("not evaluated on the GPU: " + e.sql());
   }
 

@@ -127,6 +127,9 @@ final class Supported {
     if (e instanceof Cast c) {
       return Casts.why(c.child().dataType(), c.dataType());
     }
+    if (GpuFunctions.handles(e)) {
+      return GpuFunctions.why(e);
+    }
     return "expression " + e.prettyName() + " is not built yet";
   }
 

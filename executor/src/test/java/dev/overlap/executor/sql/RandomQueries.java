@@ -6,14 +6,15 @@ import java.util.Random;
 
 /**
  * Random queries over {@link SqlCompilerCases}' table from a grammar of what the SQL compiler takes
- * (and a little it does not): filters of comparisons, {@code IN}, {@code BETWEEN}, null tests and
- * {@code <=>} joined by {@code AND}, {@code OR} and {@code NOT}; decimal arithmetic; counts, sums,
- * averages, minima and maxima grouped by none, one or two columns. The same seed gives the same
- * query.
+ * (and a little it does not): filters of comparisons, {@code IN}, {@code BETWEEN}, null tests,
+ * {@code <=>}, {@code LIKE} and string matches, date parts joined by {@code AND}, {@code OR} and
+ * {@code NOT}; decimal arithmetic; {@code CASE}, {@code IF}, {@code COALESCE}, negation and {@code
+ * abs}; counts, sums, averages, minima and maxima grouped by none, one or two columns or
+ * expressions. The same seed gives the same query.
  */
 final class RandomQueries {
   private static final String[] DECIMALS = {"q", "e", "d", "t"};
-  private static final String[] KEYS = {"rf", "ls", "sd", "i"};
+  private static final String[] KEYS = {"rf", "ls", "sd", "i", "year(sd)", "s", "bt"};
   private final Random r;
 
   RandomQueries(long seed) {
@@ -46,7 +47,32 @@ final class RandomQueries {
   }
 
   private String aggregate() {
-    return switch (r.nextInt(9)) {
+    return switch (r.nextInt(16)) {
+      case 9 -> "sum(CASE WHEN " + predicate(1) + " THEN " + decimal(1) + " ELSE 0 END)";
+      case 10 -> "sum(IF(" + predicate(1) + ", " + decimal(1) + ", -" + pick(DECIMALS) + "))";
+      case 11 -> "sum(coalesce(d, " + pick("0", "q", "0.01") + "))";
+      case 12 ->
+          pick("min", "max")
+              + "("
+              + pick(
+                  "year(sd)",
+                  "month(od)",
+                  "dayofmonth(sd)",
+                  "dayofweek(od)",
+                  "date_add(sd, i)",
+                  "date_sub(od, bt)",
+                  "abs(bt)",
+                  "-bt",
+                  "-l",
+                  "abs(l)",
+                  "-q",
+                  "abs(e - 30)",
+                  "s",
+                  "coalesce(rf, ls)")
+              + ")";
+      case 13 -> "sum(" + pick("year(od)", "dayofweek(sd)", "abs(bt)", "-i", "bt") + ")";
+      case 14 -> "count(" + pick("f", "s", "od", "CASE WHEN s LIKE 'ab%' THEN 1 END") + ")";
+      case 15 -> pick("avg(bt)", "min(f)", "max(f)", "sum(f)"); // f's: left, Spark's NaN order
       case 0 -> "count(*)";
       case 1 -> "count(" + pick("x", "rf", "d", "sd") + ")";
       case 2, 3 -> "sum(" + decimal(2) + ")";
@@ -82,7 +108,19 @@ final class RandomQueries {
     if (depth > 0 && r.nextInt(6) == 0) {
       return "NOT " + predicate(depth - 1);
     }
-    return switch (r.nextInt(8)) {
+    return switch (r.nextInt(16)) {
+      case 8 -> "s LIKE '" + pick("ab%", "%rld", "%o w%", "line%", "%", "a_1%") + "'";
+      case 9 ->
+          pick("startswith(s, 'ab1')", "endswith(s, 'z')", "contains(s, 'eak')", "contains(s, '')");
+      case 10 -> "year(" + pick("sd", "od") + ") " + cmp() + " " + pick("1995", "1500", "2200");
+      case 11 -> "dayofweek(od) = " + (1 + r.nextInt(7));
+      case 12 -> "abs(bt) " + cmp() + " " + r.nextInt(130);
+      case 13 -> "coalesce(d, 0.0) " + cmp() + " 0.05";
+      case 14 -> pick("f " + cmp() + " " + pick("0.0", "'NaN'", "-1.5"), "-l < 0", "-bt > 3");
+      case 15 ->
+          pick(
+              "date_add(sd, bt) < date '1995-01-01'",
+              "CASE WHEN rf = 'A' THEN q > 10 ELSE i < 500 END");
       case 0 -> pick(DECIMALS) + " " + cmp() + " " + (r.nextInt(5000) / 100.0);
       case 1 -> "i " + cmp() + " " + r.nextInt(1000);
       case 2 -> "rf " + pick("=", "<>", "<=>", "<", ">=") + " '" + pick("A", "B", "C", "") + "'";

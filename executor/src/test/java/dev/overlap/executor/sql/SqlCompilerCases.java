@@ -42,7 +42,20 @@ abstract class SqlCompilerCases {
                 + " CAST(id % 1000 AS INT) AS i,"
                 + " IF(id % 5 = 0, NULL, id * 0.5D) AS x,"
                 + " CAST(id AS DECIMAL(20,0)) * CAST(1000000000000000 AS DECIMAL(20,0)) AS b,"
-                + " CAST(id AS DECIMAL(38,0)) * CAST(1e33 AS DECIMAL(38,0)) AS h"
+                + " CAST(id AS DECIMAL(38,0)) * CAST(1e33 AS DECIMAL(38,0)) AS h,"
+                // NaN, both zeros, an infinity and nulls; strings empty, long, with a line break
+                // and beyond ASCII; dates before 1582 and after 2100; integers at their minimum.
+                + " CASE id % 9 WHEN 0 THEN CAST('NaN' AS DOUBLE) WHEN 1 THEN -0.0D WHEN 2 THEN 0.0D"
+                + "   WHEN 3 THEN CAST('Infinity' AS DOUBLE) WHEN 4 THEN NULL"
+                + "   ELSE (id % 100) - 50.5D END AS f,"
+                + " CASE id % 6 WHEN 0 THEN '' WHEN 1 THEN NULL"
+                + "   WHEN 2 THEN CONCAT('ab', CAST(id % 17 AS STRING)) WHEN 3 THEN 'h\u00e9llo w\u00f6rld'"
+                + "   WHEN 4 THEN REPEAT('xyz', 40) ELSE CONCAT('line\nbreak', CAST(id % 3 AS STRING))"
+                + "   END AS s,"
+                + " DATE_ADD(IF(id % 2 = 0, DATE '1500-02-27', DATE '2199-12-30'),"
+                + "   CAST(id % 400 AS INT)) AS od,"
+                + " CAST(IF(id % 97 = 0, -128, id % 100 - 50) AS TINYINT) AS bt,"
+                + " IF(id % 101 = 0, -9223372036854775808L, id * 1000003) AS l"
                 + " FROM range(0, 20000, 1, 4)")
         .write()
         .parquet(dir.resolve("t").toString());
@@ -139,6 +152,27 @@ abstract class SqlCompilerCases {
     assertTakenAndEqual(
         "SELECT rf, count(*), sum(q) FROM t WHERE (rf IN ('A', 'C') OR d IS NULL)"
             + " AND NOT (ls <=> 'G') AND sd IS NOT NULL GROUP BY rf");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"true", "false"})
+  void conditionalsStringMatchesAndDatePartsEqualSpark(String ansi) {
+    spark.conf().set("spark.sql.ansi.enabled", ansi);
+    // Integer negation and abs are taken where Spark wraps (ANSI off); under ANSI, -128's fails.
+    String integers = ansi.equals("true") ? "" : " max(abs(bt)), min(-bt), sum(-i),";
+    try {
+      assertTakenAndEqual(
+          "SELECT year(sd), count(*), sum(CASE WHEN rf = 'A' THEN e WHEN d IS NULL THEN -q END),"
+              + integers
+              + " sum(IF(s LIKE 'ab%', q, 0)), sum(coalesce(d, t, 0)), max(month(od)),"
+              + " min(dayofweek(od)), max(dayofmonth(sd)), max(date_add(sd, i)),"
+              + " min(date_sub(od, bt)), count(IF(s LIKE '%rld', 1, NULL)), min(coalesce(rf, ls)),"
+              + " sum(abs(e - 30)) FROM t"
+              + " WHERE (contains(s, 'eak') OR s LIKE '%o w%' OR endswith(s, 'z') OR s = '')"
+              + " AND year(od) < 2200 GROUP BY year(sd)");
+    } finally {
+      spark.conf().unset("spark.sql.ansi.enabled");
+    }
   }
 
   @Test
