@@ -171,6 +171,9 @@ final class GpuEval implements AutoCloseable {
               case ">=" -> BinaryOp.GREATER_EQUAL;
               default -> throw new IllegalStateException("comparison " + c.symbol());
             };
+    if (Supported.floating(c.left().dataType())) {
+      return GpuFunctions.floatCompare(this, op, c.left(), c.right());
+    }
     return binary(op, c.left(), c.right(), DType.BOOL8);
   }
 
@@ -190,8 +193,12 @@ final class GpuEval implements AutoCloseable {
   private ColumnVector in(In in) {
     ColumnVector value = column(in.value());
     ColumnVector acc = null;
+    boolean floating = Supported.floating(in.value().dataType());
     for (Expression x : CollectionConverters.asJava(in.list())) {
-      ColumnVector eq = own(value.binaryOp(BinaryOp.EQUAL, eval(x), DType.BOOL8));
+      ColumnVector eq =
+          floating
+              ? GpuFunctions.floatCompare(this, BinaryOp.EQUAL, in.value(), x)
+              : own(value.binaryOp(BinaryOp.EQUAL, eval(x), DType.BOOL8));
       acc = acc == null ? eq : own(acc.binaryOp(BinaryOp.NULL_LOGICAL_OR, eq, DType.BOOL8));
     }
     if (acc == null) {

@@ -211,6 +211,36 @@ final class GpuFunctions {
     }
   }
 
+  /**
+   * {@code l op r} over floating-point values as Spark compares them: NaN equals NaN and is above
+   * every other value, {@code -0.0} equals {@code 0.0}; null where either side is null, except for
+   * {@code <=>}. The IEEE comparison, or-ed with what NaN changes.
+   */
+  static ColumnVector floatCompare(GpuEval g, BinaryOp op, Expression l, Expression r) {
+    ColumnVector a = g.column(l);
+    ColumnVector b = g.column(r);
+    ColumnVector ieee = g.own(a.binaryOp(op, b, DType.BOOL8));
+    ColumnVector nanA = g.own(a.isNan());
+    ColumnVector nanB = g.own(b.isNan());
+    ColumnVector nan =
+        switch (op) {
+          case EQUAL, NULL_EQUALS -> g.own(nanA.binaryOp(BinaryOp.LOGICAL_AND, nanB, DType.BOOL8));
+          case LESS -> g.own(g.own(nanA.not()).binaryOp(BinaryOp.LOGICAL_AND, nanB, DType.BOOL8));
+          case LESS_EQUAL -> nanB;
+          case GREATER ->
+              g.own(nanA.binaryOp(BinaryOp.LOGICAL_AND, g.own(nanB.not()), DType.BOOL8));
+          case GREATER_EQUAL -> nanA;
+          default -> throw new IllegalStateException("comparison " + op);
+        };
+    if (nan.getNullCount() > 0) {
+      try (Scalar f = Scalar.fromBool(false)) {
+        nan = g.own(nan.replaceNulls(f));
+      }
+    }
+    // LOGICAL_OR is null where either side is: a null operand keeps the comparison null.
+    return g.own(ieee.binaryOp(BinaryOp.LOGICAL_OR, nan, DType.BOOL8));
+  }
+
   /** Where {@code condition} is true {@code yes}, elsewhere (null included) {@code no}. */
   private static BinaryOperable choose(
       GpuEval g, Expression condition, BinaryOperable yes, BinaryOperable no) {

@@ -104,16 +104,10 @@ final class Supported {
       if (!t.equals(c.right().dataType())) {
         return "a comparison of two types";
       }
-      if (floating(t)) {
-        return "comparing floating-point values (Spark's NaN ordering) is not built yet";
-      }
       return c instanceof EqualNullSafe || isPlainComparison(c) ? null : "comparison";
     }
     if (e instanceof In in) {
       DataType t = in.value().dataType();
-      if (floating(t)) {
-        return "IN over floating-point values (Spark's NaN equality) is not built yet";
-      }
       for (Expression x : CollectionConverters.asJava(in.list())) {
         if (!(x instanceof Literal) || !x.dataType().equals(t)) {
           return "IN with a value that is not a literal of the same type";

@@ -72,7 +72,7 @@ final class RandomQueries {
               + ")";
       case 13 -> "sum(" + pick("year(od)", "dayofweek(sd)", "abs(bt)", "-i", "bt") + ")";
       case 14 -> "count(" + pick("f", "s", "od", "CASE WHEN s LIKE 'ab%' THEN 1 END") + ")";
-      case 15 -> pick("avg(bt)", "min(f)", "max(f)", "sum(f)"); // f's: left, Spark's NaN order
+      case 15 -> pick("avg(bt)", "min(f)", "max(f)", "sum(f)"); // f's: left to Spark
       case 0 -> "count(*)";
       case 1 -> "count(" + pick("x", "rf", "d", "sd") + ")";
       case 2, 3 -> "sum(" + decimal(2) + ")";
@@ -116,7 +116,12 @@ final class RandomQueries {
       case 11 -> "dayofweek(od) = " + (1 + r.nextInt(7));
       case 12 -> "abs(bt) " + cmp() + " " + r.nextInt(130);
       case 13 -> "coalesce(d, 0.0) " + cmp() + " 0.05";
-      case 14 -> pick("f " + cmp() + " " + pick("0.0", "'NaN'", "-1.5"), "-l < 0", "-bt > 3");
+      case 14 ->
+          pick(
+              "f " + cmp() + " " + pick("0.0", "CAST('NaN' AS DOUBLE)", "-1.5", "x", "-f"),
+              "f IN (0.0, -0.0, CAST('NaN' AS DOUBLE))",
+              "-l < 0",
+              "-bt > 3");
       case 15 ->
           pick(
               "date_add(sd, bt) < date '1995-01-01'",

@@ -176,6 +176,24 @@ abstract class SqlCompilerCases {
   }
 
   @Test
+  void floatingPointComparisonsFollowSparksNaNOrder() {
+    for (String where :
+        List.of(
+            "f = CAST('NaN' AS DOUBLE)",
+            "f > 0",
+            "f <= CAST('NaN' AS DOUBLE)",
+            "f < CAST('NaN' AS DOUBLE)",
+            "f >= x",
+            "f <=> -0.0D",
+            "NOT (f <> 0.0D)",
+            "f IN (0.0D, CAST('NaN' AS DOUBLE), NULL)",
+            "f + 1.0D > x * 0.5D")) {
+      assertTakenAndEqual(
+          "SELECT ls, count(*), sum(q), count(f) FROM t WHERE " + where + " GROUP BY ls");
+    }
+  }
+
+  @Test
   void aFilterNoRowPassesGivesSparksOneRow() {
     assertTakenAndEqual("SELECT count(*), sum(e), avg(d), min(rf) FROM t WHERE q > 1000");
   }
