@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Supplier;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,36 +32,7 @@ abstract class SqlCompilerCases {
   static void startWith(SparkSession session) throws Exception {
     spark = session;
     dir = Files.createTempDirectory("sql-compiler");
-    spark
-        .sql(
-            "SELECT id,"
-                + " CAST(id % 50 AS DECIMAL(12,2)) AS q,"
-                + " CAST(id * 1.25 AS DECIMAL(12,2)) AS e,"
-                + " IF(id % 7 = 0, NULL, CAST((id % 10) / 100.0 AS DECIMAL(12,2))) AS d,"
-                + " CAST((id % 8) / 100.0 AS DECIMAL(12,2)) AS t,"
-                + " IF(id % 11 = 0, NULL, CHAR(65 + id % 3)) AS rf,"
-                + " CHAR(70 + id % 2) AS ls,"
-                + " IF(id % 13 = 0, NULL, DATE_ADD(DATE '1992-01-01', CAST(id % 2500 AS INT))) AS sd,"
-                + " CAST(id % 1000 AS INT) AS i,"
-                + " IF(id % 5 = 0, NULL, id * 0.5D) AS x,"
-                + " CAST(id AS DECIMAL(20,0)) * CAST(1000000000000000 AS DECIMAL(20,0)) AS b,"
-                + " CAST(id AS DECIMAL(38,0)) * CAST(1e33 AS DECIMAL(38,0)) AS h,"
-                // NaN, both zeros, an infinity and nulls; strings empty, long, with a line break
-                // and beyond ASCII; dates before 1582 and after 2100; integers at their minimum.
-                + " CASE id % 9 WHEN 0 THEN CAST('NaN' AS DOUBLE) WHEN 1 THEN -0.0D WHEN 2 THEN 0.0D"
-                + "   WHEN 3 THEN CAST('Infinity' AS DOUBLE) WHEN 4 THEN NULL"
-                + "   ELSE (id % 100) - 50.5D END AS f,"
-                + " CASE id % 6 WHEN 0 THEN '' WHEN 1 THEN NULL"
-                + "   WHEN 2 THEN CONCAT('ab', CAST(id % 17 AS STRING)) WHEN 3 THEN 'h\u00e9llo w\u00f6rld'"
-                + "   WHEN 4 THEN REPEAT('xyz', 40) ELSE CONCAT('line\nbreak', CAST(id % 3 AS STRING))"
-                + "   END AS s,"
-                + " DATE_ADD(IF(id % 2 = 0, DATE '1500-02-27', DATE '2199-12-30'),"
-                + "   CAST(id % 400 AS INT)) AS od,"
-                + " CAST(IF(id % 97 = 0, -128, id % 100 - 50) AS TINYINT) AS bt,"
-                + " IF(id % 101 = 0, -9223372036854775808L, id * 1000003) AS l"
-                + " FROM range(0, 20000, 1, 4)")
-        .write()
-        .parquet(dir.resolve("t").toString());
+    CompilerTable.write(spark, dir.resolve("t").toString());
     spark.read().parquet(dir.resolve("t").toString()).createOrReplaceTempView("t");
   }
 
@@ -68,9 +42,13 @@ abstract class SqlCompilerCases {
 
   /** The query's rows, sorted, with the compiler on or off; and whether the plan ran a stage. */
   private static Result run(String sql, boolean compiler) {
+    return run(() -> spark.sql(sql), compiler);
+  }
+
+  private static Result run(Supplier<Dataset<Row>> query, boolean compiler) {
     spark.conf().set("spark.overlap.sql.enabled", String.valueOf(compiler));
     try {
-      Dataset<Row> df = spark.sql(sql);
+      Dataset<Row> df = query.get();
       List<String> rows = df.collectAsList().stream().map(Row::toString).sorted().toList();
       String plan = df.queryExecution().executedPlan().toString();
       return new Result(rows, plan.contains("OverlapStage"), plan);
@@ -82,11 +60,15 @@ abstract class SqlCompilerCases {
   private record Result(List<String> rows, boolean staged, String plan) {}
 
   private static void assertTakenAndEqual(String sql) {
-    Result off = run(sql, false);
-    Result on = run(sql, true);
+    assertTakenAndEqual(() -> spark.sql(sql), sql);
+  }
+
+  private static void assertTakenAndEqual(Supplier<Dataset<Row>> query, String what) {
+    Result off = run(query, false);
+    Result on = run(query, true);
     assertFalse(off.staged(), "the compiler off ran a stage");
-    assertTrue(on.staged(), "not taken: " + sql + "\n" + on.plan());
-    assertEquals(off.rows(), on.rows(), sql);
+    assertTrue(on.staged(), "not taken: " + what + "\n" + on.plan());
+    assertEquals(off.rows(), on.rows(), what);
   }
 
   @ParameterizedTest
@@ -98,6 +80,24 @@ abstract class SqlCompilerCases {
             + " avg(q), avg(e), avg(d), count(*) FROM t"
             + " WHERE sd <= date '1998-12-01' - interval '90' day GROUP BY rf, ls");
     spark.conf().unset("spark.sql.ansi.enabled");
+  }
+
+  @Test
+  void theDataFrameApisQ1IsTakenToo() {
+    Supplier<Dataset<Row>> q1 =
+        () -> {
+          Dataset<Row> t = spark.table("t");
+          Column disc = t.col("e").multiply(functions.lit(1).minus(t.col("d")));
+          return t.where(t.col("sd").leq(functions.lit(java.sql.Date.valueOf("1998-09-02"))))
+              .groupBy("rf", "ls")
+              .agg(
+                  functions.sum("q"),
+                  functions.sum(disc),
+                  functions.sum(disc.multiply(functions.lit(1).plus(t.col("t")))),
+                  functions.avg("d"),
+                  functions.count(functions.lit(1)));
+        };
+    assertTakenAndEqual(q1, "Q1 through the DataFrame API");
   }
 
   @Test
