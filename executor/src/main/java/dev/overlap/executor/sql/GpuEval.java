@@ -143,14 +143,15 @@ final class GpuEval implements AutoCloseable {
     if (e instanceof In in) {
       return in(in);
     }
+    // Before arithmetic: division is one of the functions.
+    if (GpuFunctions.handles(e)) {
+      return GpuFunctions.eval(this, e);
+    }
     if (e instanceof BinaryArithmetic a) {
       return arithmetic(a);
     }
     if (e instanceof Cast c) {
       return own(column(c.child()).castTo(dtype(c.dataType())));
-    }
-    if (GpuFunctions.handles(e)) {
-      return GpuFunctions.eval(this, e);
     }
     throw new IllegalStateException("not evaluated on the GPU: " + e.sql());
   }

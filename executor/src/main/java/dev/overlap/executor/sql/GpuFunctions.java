@@ -15,6 +15,7 @@ import org.apache.spark.sql.catalyst.expressions.DateAdd;
 import org.apache.spark.sql.catalyst.expressions.DateSub;
 import org.apache.spark.sql.catalyst.expressions.DayOfMonth;
 import org.apache.spark.sql.catalyst.expressions.DayOfWeek;
+import org.apache.spark.sql.catalyst.expressions.Divide;
 import org.apache.spark.sql.catalyst.expressions.EndsWith;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.If;
@@ -28,6 +29,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
 import scala.Tuple2;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -66,7 +68,8 @@ final class GpuFunctions {
         || e instanceof DayOfMonth
         || e instanceof DayOfWeek
         || e instanceof DateAdd
-        || e instanceof DateSub;
+        || e instanceof DateSub
+        || e instanceof Divide;
   }
 
   /** Why {@code e} (one {@link #handles} takes) is not evaluated, its children aside; or null. */
@@ -82,6 +85,11 @@ final class GpuFunctions {
     }
     if (e instanceof UnaryMinus m) {
       return overflows(t, m.failOnError());
+    }
+    if (e instanceof Divide) {
+      return t instanceof DoubleType
+          ? null
+          : "division of " + t.simpleString() + " is not built yet";
     }
     if (e instanceof Abs a) {
       return overflows(t, a.failOnError());
@@ -156,6 +164,9 @@ final class GpuFunctions {
     }
     if (e instanceof UnaryMinus m) {
       return negate(g, m.child(), out);
+    }
+    if (e instanceof Divide d) {
+      return divide(g, d);
     }
     if (e instanceof Abs a) {
       return g.own(g.column(a.child()).abs());
@@ -285,6 +296,34 @@ final class GpuFunctions {
       case "integer" -> 0;
       default -> 0L;
     };
+  }
+
+  /**
+   * {@code a / b} of doubles: null where {@code b} is zero (either zero), as Spark gives without
+   * ANSI; under ANSI such a row fails in Spark, so a batch with one goes to the CPU, which fails
+   * with Spark's error.
+   */
+  private static ColumnVector divide(GpuEval g, Divide d) {
+    ColumnVector a = g.column(d.left());
+    ColumnVector b = g.column(d.right());
+    ColumnVector zero;
+    try (Scalar z = Scalar.fromDouble(0.0)) {
+      zero = g.own(b.binaryOp(BinaryOp.EQUAL, z, DType.BOOL8));
+    }
+    if (d.failOnError()) {
+      // Spark's check runs where both sides are set: a null dividend gives null, not an error.
+      ColumnVector both =
+          g.own(g.own(a.isNotNull()).binaryOp(BinaryOp.LOGICAL_AND, zero, DType.BOOL8));
+      try (Scalar any = both.any()) {
+        if (any.isValid() && any.getBoolean()) {
+          throw new CpuInstead(d.sql() + " divides by zero in this batch");
+        }
+      }
+    }
+    ColumnVector q = g.own(a.binaryOp(BinaryOp.DIV, b, DType.FLOAT64));
+    try (Scalar none = Scalar.fromNull(DType.FLOAT64)) {
+      return g.own(zero.ifElse(none, q));
+    }
   }
 
   /** A date plus or minus a count of days, as Java adds ints. */

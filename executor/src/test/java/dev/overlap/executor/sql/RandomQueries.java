@@ -120,6 +120,8 @@ final class RandomQueries {
           pick(
               "f " + cmp() + " " + pick("0.0", "CAST('NaN' AS DOUBLE)", "-1.5", "x", "-f"),
               "f IN (0.0, -0.0, CAST('NaN' AS DOUBLE))",
+              "x / i > 2.5",
+              "f / i " + cmp() + " 0.5",
               "-l < 0",
               "-bt > 3");
       case 15 ->

@@ -187,7 +187,8 @@ abstract class SqlCompilerCases {
             "f <=> -0.0D",
             "NOT (f <> 0.0D)",
             "f IN (0.0D, CAST('NaN' AS DOUBLE), NULL)",
-            "f + 1.0D > x * 0.5D")) {
+            "f + 1.0D > x * 0.5D",
+            "x / i > 2.5D")) {
       assertTakenAndEqual(
           "SELECT ls, count(*), sum(q), count(f) FROM t WHERE " + where + " GROUP BY ls");
     }
