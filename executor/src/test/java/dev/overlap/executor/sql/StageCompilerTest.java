@@ -84,7 +84,7 @@ class StageCompilerTest {
         "SELECT sum(x) FROM t | floating-point sums depend on the order of adding",
         "SELECT upper(s), count(*) FROM t GROUP BY upper(s) | expression upper is not built yet",
         "SELECT sum(e / 3) FROM t | is not built yet",
-        "SELECT count(*) FROM t WHERE x > 1.0 | Spark's NaN ordering",
+        "SELECT count(*) FROM t WHERE s LIKE 'a_%' | expression like is not built yet",
         "SELECT sum(CAST(e AS INT)) FROM t | a cast from decimal(12,2) to int is not built yet",
         "SELECT sum(i) FROM parted | partition columns",
         "SELECT max(x) FROM t | min and max of floating-point values",

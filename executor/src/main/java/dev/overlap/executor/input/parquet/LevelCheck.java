@@ -28,24 +28,19 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * A check of a repeated column's levels in its compressed chunk, on the host, before cuDF decodes
- * it. cuDF trusts the levels; Spark's reader does not read them the same way when they break
- * Parquet's rules, so a file that breaks them would give other values on the GPU than Spark gives
- * (seen: a chunk whose repetition levels start at 1, ARROW-GH-45185). A chunk that fails is read on
- * the host ({@link DecodeFailed}).
+ * Checks of a chunk on the host, before cuDF decodes it; a chunk that fails is read on the host
+ * ({@link DecodeFailed}). Every chunk: its dictionary page decompresses to its stated size and
+ * holds its values. A repeated leaf's chunk: its levels keep Parquet's rules (cuDF trusts them;
+ * Spark reads broken ones otherwise, e.g. repetition levels that start at 1, ARROW-GH-45185), and
+ * it is not in DELTA_BYTE_ARRAY encoding (cuDF was seen to append other values' bytes to some
+ * strings).
  *
- * <p>A repeated leaf's chunk in DELTA_BYTE_ARRAY encoding (Spark's version 2 pages of strings
- * without a dictionary, or when its dictionary overflows) is refused whatever its levels: cuDF was
- * seen to decode some of its strings with other values' bytes appended.
- *
- * <p>What it checks, per chunk of a leaf with a repetition level: the data pages' value counts add
- * up to the footer's; the chunk's first repetition level is 0 (a row starts it); levels are RLE
- * encoded and within the leaf's maximum levels where they are read. Where the levels can be read
- * without decompressing values (every version 2 page, and version 1 pages of an uncompressed chunk)
- * every page's levels are read: each version 2 page starts a row, its row count is its levels'
- * count of rows started, and the chunk's rows are the row group's. In a compressed version 1 chunk
- * only the first page is decompressed: its other pages would cost a host decompression of the whole
- * column, what the GPU is there to do.
+ * <p>The levels: the data pages' value counts add up to the footer's; the first repetition level is
+ * 0; levels are RLE encoded and within the leaf's maximum where they are read. Every version 2
+ * page's levels are read (each starts a row; its row count is its levels' count of rows started;
+ * the chunk's rows are the row group's), and version 1 pages' of an uncompressed chunk. In a
+ * compressed version 1 chunk only the first data page is decompressed: the others would cost a host
+ * decompression of the whole column, what the GPU is there to do.
  */
 final class LevelCheck {
   private final ColumnDescriptor leaf;
@@ -80,9 +75,6 @@ final class LevelCheck {
       long[] starts,
       HostMemoryBuffer buffer,
       Configuration conf) {
-    if (!plan.columns().nested()) {
-      return;
-    }
     ParquetMetadata footer = plan.footer().metadata();
     MessageType schema = footer.getFileMetaData().getSchema();
     Map<Long, Integer> byOffset = new HashMap<>();
@@ -96,17 +88,21 @@ final class LevelCheck {
         for (ColumnChunkMetaData c : block.getColumns()) {
           ColumnDescriptor leaf = schema.getColumnDescription(c.getPath().toArray());
           Integer k = byOffset.get(c.getStartingPos());
-          if (!applies(leaf) || k == null || ranges[k].size() > Integer.MAX_VALUE) {
+          if (k == null || ranges[k].size() > Integer.MAX_VALUE) {
             continue; // a column not read, or a chunk of 2 GiB or more, which a buffer cannot view
           }
+          boolean compressed = c.getCodec() != CompressionCodecName.UNCOMPRESSED;
           BytesInputDecompressor d = null;
-          if (c.getCodec() != CompressionCodecName.UNCOMPRESSED) {
+          if (compressed) {
             codecs = codecs != null ? codecs : new CodecFactory(conf, 0);
             d = codecs.getDecompressor(c.getCodec());
           }
+          LevelCheck check = new LevelCheck(leaf, c, block.getRowCount(), d);
+          ByteBuffer bytes = buffer.asByteBuffer(starts[k], (int) ranges[k].size());
           String why =
-              new LevelCheck(leaf, c, block.getRowCount(), d)
-                  .violation(buffer.asByteBuffer(starts[k], (int) ranges[k].size()));
+              applies(leaf)
+                  ? check.violation(bytes)
+                  : new DictionaryCheck(leaf, d).violation(bytes);
           if (why != null) {
             throw DecodeFailed.levels(plan.split().path(), "row group " + g + ", " + why);
           }
@@ -139,14 +135,7 @@ final class LevelCheck {
     try {
       return pages(bytes);
     } catch (IOException | RuntimeException e) {
-      // Levels that end early, a page header that does not parse: Spark's reader fails on them.
-      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("").trim();
-      return where()
-          + "'s pages cannot be read ("
-          + e.getClass().getSimpleName()
-          + ": "
-          + why
-          + ")";
+      return unreadable(e);
     }
   }
 
@@ -163,7 +152,12 @@ final class LevelCheck {
         return where() + " has a page of " + size + " bytes, past the chunk's end";
       }
       ByteBuffer page = in.slice(size).order(ByteOrder.LITTLE_ENDIAN);
-      if (h.getType() == PageType.DATA_PAGE) {
+      if (h.getType() == PageType.DICTIONARY_PAGE) {
+        String why = new DictionaryCheck(leaf, decompressor).page(h, page);
+        if (why != null) {
+          return why;
+        }
+      } else if (h.getType() == PageType.DATA_PAGE) {
         DataPageHeader d = h.getData_page_header();
         values += d.getNum_values();
         if (d.getRepetition_level_encoding() != Encoding.RLE) {
@@ -226,6 +220,10 @@ final class LevelCheck {
       return where() + "'s levels start " + rows + " rows, the row group has " + groupRows;
     }
     return null;
+  }
+
+  private String unreadable(Exception e) {
+    return DictionaryCheck.unreadable(where(), e);
   }
 
   private String levelsWrong(boolean startsARow) {
