@@ -13,6 +13,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -121,9 +123,17 @@ public final class ParquetFooter {
     }
   }
 
+  /**
+   * With read options: Parquet 1.17 (Spark 4.2) refuses to parse a footer through a converter made
+   * without them ("Max message size must be positive: -1").
+   */
+  private static final ParquetMetadataConverter CONVERTER =
+      new ParquetMetadataConverter(
+          ParquetReadOptions.builder(new PlainParquetConfiguration()).build());
+
   private static ParquetMetadata parse(byte[] bytes, ParquetMetadataConverter.MetadataFilter f)
       throws IOException {
-    return new ParquetMetadataConverter().readParquetMetadata(new ByteArrayInputStream(bytes), f);
+    return CONVERTER.readParquetMetadata(new ByteArrayInputStream(bytes), f);
   }
 
   /**
