@@ -35,12 +35,18 @@ final class EncoderParams {
     return CollectionConverters.asScala(
             List.<ParamPair<?>>of(
                 owner.inputCols().w(new String[0]),
+                owner.labelCol().w("label"),
+                owner.excludeCols().w(new String[0]),
                 owner.vocabularySize().w(20),
                 owner.handleInvalid().w("keep"),
                 owner.missingFeatures().w("fitted"),
                 owner.keepInputs().w(true),
                 owner.outputCol().w(""),
-                owner.outputType().w("vector")))
+                owner.outputType().w("vector"),
+                owner.numberFeatures().w(NUMBER_FEATURES),
+                owner.dateFeatures().w(DATE_FEATURES),
+                owner.timestampFeatures().w(TIMESTAMP_FEATURES),
+                owner.stringFeatures().w(STRING_FEATURES)))
         .toSeq();
   }
 

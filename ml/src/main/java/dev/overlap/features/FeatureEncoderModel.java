@@ -76,6 +76,14 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     return plan.inputColumns();
   }
 
+  /**
+   * The columns of an encoded type the model leaves out, each with why ({@code "label (labelCol)"},
+   * {@code "id (excludeCols)"}); empty when {@code inputCols} named the columns.
+   */
+  public List<String> leftOutColumns() {
+    return List.copyOf(plan.leftOut);
+  }
+
   /** How many rows the model was fitted on. */
   public long fittedRows() {
     return plan.rows;

@@ -16,13 +16,38 @@ import org.apache.spark.ml.param.StringArrayParam;
  */
 @Public
 public interface FeatureEncoderParams extends Params {
-  /** The columns to encode; empty (the default): every column of a type the encoder encodes. */
+  /**
+   * The columns to encode; empty (the default): every column of a type the encoder encodes but
+   * {@link #labelCol} and {@link #excludeCols}.
+   */
   default StringArrayParam inputCols() {
     return new StringArrayParam(
         this,
         "inputCols",
         "the columns to encode; empty (the default): every column of a type it encodes"
-            + " (numbers, dates, timestamps, strings), the others passed through");
+            + " (numbers, dates, timestamps, strings) but labelCol and excludeCols, the others"
+            + " passed through");
+  }
+
+  /**
+   * The label column, as Spark ML's predictors name it (default {@code label}): left out of the
+   * features unless {@code inputCols} names it.
+   */
+  default Param<String> labelCol() {
+    return new Param<>(
+        this,
+        "labelCol",
+        "the label column, as Spark ML's predictors name it: left out of the features unless"
+            + " inputCols names it");
+  }
+
+  /** Columns left out of the features when {@code inputCols} is empty; none by default. */
+  default StringArrayParam excludeCols() {
+    return new StringArrayParam(
+        this,
+        "excludeCols",
+        "columns left out of the features (each must be in the input), passed through as they"
+            + " are; none by default");
   }
 
   /** How many of a string column's most frequent values get an index of their own. */
@@ -81,5 +106,34 @@ public interface FeatureEncoderParams extends Params {
         "outputCol's type: vector (Spark ML's dense Vector, with the features' names as ML"
             + " attributes), array<float> or array<double>",
         EncoderParams.OUTPUT_TYPES);
+  }
+
+  /**
+   * Which features numbers get: {@code std}, {@code log1p} (where the minimum is non-negative).
+   * Fixed when fitted: the model's value is the one it was fitted with.
+   */
+  default StringArrayParam numberFeatures() {
+    return EncoderParams.kindFeatures(
+        this, "numberFeatures", "numbers", EncoderParams.NUMBER_FEATURES);
+  }
+
+  /** Which features dates get: {@code dow}, {@code month}. */
+  default StringArrayParam dateFeatures() {
+    return EncoderParams.kindFeatures(this, "dateFeatures", "dates", EncoderParams.DATE_FEATURES);
+  }
+
+  /** Which features timestamps and timestamp_ntz get: {@code hour}, {@code dow}, {@code month}. */
+  default StringArrayParam timestampFeatures() {
+    return EncoderParams.kindFeatures(
+        this,
+        "timestampFeatures",
+        "timestamps and timestamp_ntz",
+        EncoderParams.TIMESTAMP_FEATURES);
+  }
+
+  /** Which features strings get: {@code idx}, or none. */
+  default StringArrayParam stringFeatures() {
+    return EncoderParams.kindFeatures(
+        this, "stringFeatures", "strings", EncoderParams.STRING_FEATURES);
   }
 }

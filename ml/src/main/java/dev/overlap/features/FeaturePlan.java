@@ -141,6 +141,13 @@ final class FeaturePlan implements Serializable {
   final List<String> vocabulariesFromSpark = new ArrayList<>();
 
   final List<String> unsupported = new ArrayList<>();
+
+  /**
+   * The columns of an encoded type left out when fitted, each with why ({@code "label
+   * (labelCol)"}): only when inputCols named none.
+   */
+  final List<String> leftOut = new ArrayList<>();
+
   final int vocabularySize;
 
   /** Every input column's name, in input order. */

@@ -159,6 +159,7 @@ final class ModelFiles {
         model.put("vocabularySize", plan.vocabularySize);
         strings(model.putArray("inputNames"), plan.inputNames);
         strings(model.putArray("unsupported"), plan.unsupported);
+        strings(model.putArray("leftOut"), plan.leftOut);
         strings(model.putArray("vocabulariesFromSpark"), plan.vocabulariesFromSpark);
         strings(model.putArray("vectorFeatures"), FeatureNames.numericNames(plan));
         ObjectNode made = model.putObject("made");

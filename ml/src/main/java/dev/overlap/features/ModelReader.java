@@ -55,7 +55,30 @@ final class ModelReader<T extends Params> extends MLReader<T> {
     }
     setParams(stage, meta.path("defaultParamMap"), path, true);
     setParams(stage, meta.path("paramMap"), path, false);
+    if (stage instanceof FeatureEncoderModel m) {
+      fittedFeatures(m);
+    }
     return stage;
+  }
+
+  /**
+   * A model saved before it carried the kinds' feature params: they are set to the features its
+   * plan makes, so that they say what it was fitted with.
+   */
+  private static void fittedFeatures(FeatureEncoderModel m) {
+    Map<FeaturePlan.Kind, org.apache.spark.ml.param.StringArrayParam> params =
+        Map.of(
+            FeaturePlan.Kind.NUMERIC, m.numberFeatures(),
+            FeaturePlan.Kind.DATE, m.dateFeatures(),
+            FeaturePlan.Kind.TIMESTAMP, m.timestampFeatures(),
+            FeaturePlan.Kind.STRING, m.stringFeatures());
+    params.forEach(
+        (kind, p) -> {
+          List<String> made = m.plan.made.get(kind);
+          if (!m.isSet(p) && made != null) {
+            m.set(p, made.toArray(new String[0]));
+          }
+        });
   }
 
   /** Sets the saved params, or, with {@code defaults}, makes them the defaults, as saved. */
@@ -83,6 +106,7 @@ final class ModelReader<T extends Params> extends MLReader<T> {
     plan.fittedOn = model.path("fittedOn").asText();
     model.path("inputNames").forEach(n -> plan.inputNames.add(n.asText()));
     model.path("unsupported").forEach(n -> plan.unsupported.add(n.asText()));
+    model.path("leftOut").forEach(n -> plan.leftOut.add(n.asText()));
     model.path("vocabulariesFromSpark").forEach(n -> plan.vocabulariesFromSpark.add(n.asText()));
     // Absent from models saved before features could be chosen: every kind got all of its own.
     model

@@ -200,12 +200,23 @@ public final class FeaturesJob {
       made += features.size();
       LOG.info("features: {} -> {}", c, String.join(", ", features));
     }
+    List<String> leftOut = model.leftOutColumns();
     summary.note(
         "encoded",
         model.encodedColumns().length
-            + " columns into "
+            + " columns ("
+            + shown(List.of(model.encodedColumns()))
+            + ") into "
             + made
-            + " features (the run's log lists them per column)");
+            + " features (the run's log lists them per column)"
+            + (leftOut.isEmpty() ? "" : "; left out: " + String.join(", ", leftOut)));
+  }
+
+  /** Names, the first 10 of them and a count of the others. */
+  private static String shown(List<String> names) {
+    return names.size() <= 10
+        ? String.join(", ", names)
+        : String.join(", ", names.subList(0, 10)) + " and " + (names.size() - 10) + " more";
   }
 
   private static String fitted(FeatureEncoderModel model) {
