@@ -159,7 +159,10 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
 
   /**
    * The features an {@code outputCol} holds, in its order, which the model saves: every numeric
-   * feature (booleans as 1 and 0), not the imputed dates, timestamps and strings.
+   * feature (booleans as 1 and 0) but the imputed dates, timestamps and strings, and each input
+   * once: a number with missing values gives its {@code _std} and {@code _isnull}, not its {@code
+   * _imputed} as well (an affine function of its {@code _std}). Every feature stays a column of its
+   * own when {@code outputCol} is empty.
    */
   public List<String> vectorFeatures() {
     return FeatureNames.numericNames(plan);

@@ -125,6 +125,12 @@ final class FeaturePlan implements Serializable {
    */
   final java.util.EnumMap<Kind, List<String>> made = new java.util.EnumMap<>(Kind.class);
 
+  /**
+   * Whether the vector holds a number's {@code _imputed} beside its {@code _std}: only in a model
+   * saved in format 3 or earlier, whose saved order it keeps.
+   */
+  boolean imputedInVector;
+
   /** How many rows the first pass read. */
   long rows;
 

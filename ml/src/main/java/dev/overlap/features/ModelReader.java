@@ -101,6 +101,7 @@ final class ModelReader<T extends Params> extends MLReader<T> {
 
   private static FeaturePlan plan(SparkSession spark, String path, JsonNode model) {
     FeaturePlan plan = new FeaturePlan(model.path("vocabularySize").asInt());
+    plan.imputedInVector = model.path("format").asInt() <= 3;
     plan.rows = model.path("rows").asLong();
     plan.fittedAt = model.path("fittedAt").asLong();
     plan.fittedOn = model.path("fittedOn").asText();
