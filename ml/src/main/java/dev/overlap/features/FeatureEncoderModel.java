@@ -193,7 +193,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   public Dataset<Row> transformWithReport(Dataset<?> dataset, PipelineReport report) {
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
-    FeaturePlan p = plan.forInput(in.schema());
+    FeaturePlan p = applied(in.schema());
     return FeatureTransform.features(
         InvalidStrings.valid(in, p, $(handleInvalid())), p, layout(in.schema(), p), type(), report);
   }
@@ -206,7 +206,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   public Written writeParquet(Dataset<?> dataset, ParquetOutput output, PipelineReport report) {
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
-    FeaturePlan p = plan.forInput(in.schema());
+    FeaturePlan p = applied(in.schema());
     List<String> passed = FeatureTransform.passedThroughNames(in.schema(), p);
     if (!passed.isEmpty()) {
       throw new FeatureInputException(
@@ -234,8 +234,15 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
 
   @Override
   public StructType transformSchema(StructType schema) {
-    FeaturePlan p = plan.forInput(schema);
+    FeaturePlan p = applied(schema);
     return FeatureVectors.schema(layout(schema, p), p, type());
+  }
+
+  /** The plan for an input of {@code schema}, with this model's handleInvalid. */
+  private FeaturePlan applied(StructType schema) {
+    FeaturePlan p = plan.forInput(schema);
+    p.keepInvalid = $(handleInvalid()).equals("keep");
+    return p;
   }
 
   /** Where {@link #transform} puts each column over an input of {@code schema}, by the params. */

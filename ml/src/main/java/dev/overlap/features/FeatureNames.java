@@ -63,7 +63,7 @@ final class FeatureNames {
   }
 
   /** For each feature, in output order, its suffix without the underscore ({@code std}). */
-  private static List<String> suffixes(FeaturePlan plan) {
+  static List<String> suffixes(FeaturePlan plan) {
     List<String> out = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
       out.addAll(plan.kindFeatures(c));
@@ -82,7 +82,7 @@ final class FeatureNames {
   }
 
   /** For each feature, in output order, the column it was made of. */
-  private static List<FeaturePlan.Column> owners(FeaturePlan plan) {
+  static List<FeaturePlan.Column> owners(FeaturePlan plan) {
     List<FeaturePlan.Column> owners = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
       for (int k = naturalFeatures(plan, c).size(); k > 0; k--) {

@@ -110,15 +110,24 @@ class FeatureVectorTest {
     assertEquals(test.where("day IS NULL").count(), nan);
   }
 
-  /** The model's feature columns assembled by Spark ML into {@code name}, after the inputs. */
+  /**
+   * The model's feature columns assembled by Spark ML into {@code name}, after the inputs; the
+   * indices as doubles with their nominal attributes, as StringIndexer gives them.
+   */
   static Dataset<Row> assembled(FeatureEncoderModel model, Dataset<Row> in, String name) {
     FeatureEncoderModel columns =
         model.copy(new org.apache.spark.ml.param.ParamMap()).setOutputCol("");
+    Dataset<Row> features = columns.transform(in);
+    List<org.apache.spark.sql.Column> cols = new ArrayList<>();
+    for (org.apache.spark.sql.types.StructField f : features.schema().fields()) {
+      org.apache.spark.sql.Column c = features.col(f.name());
+      cols.add(f.name().endsWith("_idx") ? c.cast("double").as(f.name(), f.metadata()) : c);
+    }
     return new VectorAssembler()
         .setInputCols(model.vectorFeatures().toArray(new String[0]))
         .setOutputCol(name)
         .setHandleInvalid("keep")
-        .transform(columns.transform(in));
+        .transform(features.select(cols.toArray(new org.apache.spark.sql.Column[0])));
   }
 
   @Test
