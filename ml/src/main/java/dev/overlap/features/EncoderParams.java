@@ -17,6 +17,10 @@ import scala.jdk.javaapi.CollectionConverters;
  * params and the lower case values are held in.
  */
 final class EncoderParams {
+  /** The end of the doc of a param that acts when fitted, which the model carries as it was. */
+  static final String FIXED =
+      "; fixed when fitted (the model's value is the one it was fitted with)";
+
   static final String[] HANDLE_INVALID = {"keep", "skip", "error"};
   static final String[] MISSING_FEATURES = {"fitted", "all"};
   static final String[] OUTPUT_TYPES = {"vector", "array<float>", "array<double>"};
@@ -68,7 +72,8 @@ final class EncoderParams {
             + kind
             + " get, by suffix: any of "
             + String.join(", ", allowed)
-            + " (default: all)",
+            + " (default: all)"
+            + FIXED,
         (Function1<String[], Object> & Serializable) values -> known.containsAll(List.of(values)));
   }
 

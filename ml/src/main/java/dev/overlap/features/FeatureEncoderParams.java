@@ -26,7 +26,8 @@ public interface FeatureEncoderParams extends Params {
         "inputCols",
         "the columns to encode; empty (the default): every column of a type it encodes"
             + " (numbers, dates, timestamps, strings) but labelCol and excludeCols, the others"
-            + " passed through");
+            + " passed through"
+            + EncoderParams.FIXED);
   }
 
   /**
@@ -38,7 +39,8 @@ public interface FeatureEncoderParams extends Params {
         this,
         "labelCol",
         "the label column, as Spark ML's predictors name it: left out of the features unless"
-            + " inputCols names it");
+            + " inputCols names it"
+            + EncoderParams.FIXED);
   }
 
   /** Columns left out of the features when {@code inputCols} is empty; none by default. */
@@ -47,7 +49,8 @@ public interface FeatureEncoderParams extends Params {
         this,
         "excludeCols",
         "columns left out of the features (each must be in the input), passed through as they"
-            + " are; none by default");
+            + " are; none by default"
+            + EncoderParams.FIXED);
   }
 
   /** How many of a string column's most frequent values get an index of their own. */
@@ -55,8 +58,10 @@ public interface FeatureEncoderParams extends Params {
     return new IntParam(
         this,
         "vocabularySize",
-        "how many of a string column's most frequent values get an index of their own (ties by"
-            + " value); the others share the index vocabularySize",
+        "how many of a string column's most frequent values, at most, get an index of their own"
+            + " (ties by value); the others share the index N, the size of the fitted vocabulary"
+            + " (vocabularySize, or fewer where the column had fewer distinct values)"
+            + EncoderParams.FIXED,
         ParamValidators.inRange(1, 100_000));
   }
 
@@ -65,8 +70,9 @@ public interface FeatureEncoderParams extends Params {
     return EncoderParams.oneOf(
         this,
         "handleInvalid",
-        "a string value outside the vocabulary at transform time: keep (index vocabularySize),"
-            + " skip (the row is left out) or error; nulls are missing values, not invalid",
+        "a string value outside the vocabulary at transform time: keep (index N, the size of the"
+            + " fitted vocabulary), skip (the row is left out) or error; nulls are missing values,"
+            + " not invalid, and get index N",
         EncoderParams.HANDLE_INVALID);
   }
 
@@ -76,7 +82,8 @@ public interface FeatureEncoderParams extends Params {
         this,
         "missingFeatures",
         "which columns get _isnull and _imputed: fitted (those with missing values when fitted)"
-            + " or all",
+            + " or all"
+            + EncoderParams.FIXED,
         EncoderParams.MISSING_FEATURES);
   }
 
@@ -94,8 +101,8 @@ public interface FeatureEncoderParams extends Params {
     return new Param<>(
         this,
         "outputCol",
-        "one column holding every numeric feature in the model's order (featureNames), as"
-            + " outputType; empty (the default): one column per feature");
+        "one column holding the numeric features in the model's order (vectorFeatures: each"
+            + " input once), as outputType; empty (the default): one column per feature");
   }
 
   /** outputCol's type: vector, array&lt;float&gt; or array&lt;double&gt;. */
@@ -103,8 +110,8 @@ public interface FeatureEncoderParams extends Params {
     return EncoderParams.oneOf(
         this,
         "outputType",
-        "outputCol's type: vector (Spark ML's dense Vector, with the features' names as ML"
-            + " attributes), array<float> or array<double>",
+        "outputCol's type: vector (Spark ML's Vector, with the features' ML attributes, an"
+            + " index's nominal), array<float> or array<double>",
         EncoderParams.OUTPUT_TYPES);
   }
 

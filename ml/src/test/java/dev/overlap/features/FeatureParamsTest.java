@@ -146,7 +146,7 @@ class FeatureParamsTest {
         List.of(lines)
             .contains("outputType: " + encoder.outputType().doc() + " (default: vector)"));
     String model = new FeatureEncoder().setOutputCol("v").fit(train).explainParams();
-    assertTrue(model.contains("outputCol: one column holding every numeric feature"), model);
+    assertTrue(model.contains("outputCol: one column holding the numeric features"), model);
     assertTrue(model.contains("(default: , current: v)"), model);
   }
 
