@@ -99,6 +99,22 @@ final class ModelReader<T extends Params> extends MLReader<T> {
     }
   }
 
+  /** Refuses a model folder without its data folder, naming the folder, before Spark does. */
+  private static void requireData(SparkSession spark, String path) {
+    org.apache.hadoop.fs.Path data = new org.apache.hadoop.fs.Path(path, "data");
+    try {
+      if (!data.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(data)) {
+        throw new IllegalArgumentException(
+            "the model at '"
+                + path
+                + "' has no data folder (its fitted statistics): give the whole folder the model"
+                + " was saved to");
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static FeaturePlan plan(SparkSession spark, String path, JsonNode model) {
     FeaturePlan plan = new FeaturePlan(model.path("vocabularySize").asInt());
     plan.imputedInVector = model.path("format").asInt() <= 3;
@@ -119,6 +135,7 @@ final class ModelReader<T extends Params> extends MLReader<T> {
               e.getValue().forEach(n -> features.add(n.asText()));
               plan.made.put(FeaturePlan.Kind.valueOf(e.getKey()), List.copyOf(features));
             });
+    requireData(spark, path);
     for (Row r : spark.read().parquet(path + "/data").collectAsList()) {
       FeaturePlan.Column c =
           new FeaturePlan.Column(
