@@ -22,6 +22,7 @@ final class EncoderParams {
       "; fixed when fitted (the model's value is the one it was fitted with)";
 
   static final String[] HANDLE_INVALID = {"keep", "skip", "error"};
+  static final String[] IMPUTE_STRATEGIES = {"mean", "median", "mode"};
   static final String[] MISSING_FEATURES = {"fitted", "all"};
   static final String[] OUTPUT_TYPES = {"vector", "array<float>", "array<double>"};
 
@@ -44,6 +45,7 @@ final class EncoderParams {
                 owner.vocabularySize().w(20),
                 owner.handleInvalid().w("keep"),
                 owner.missingFeatures().w("fitted"),
+                owner.imputeStrategy().w("mean"),
                 owner.keepInputs().w(true),
                 owner.outputCol().w(""),
                 owner.outputType().w("vector"),

@@ -153,6 +153,12 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     return this;
   }
 
+  /** What a missing number becomes: mean (the default), median or mode, as {@code Imputer}. */
+  public FeatureEncoder setImputeStrategy(String strategy) {
+    set(imputeStrategy(), EncoderParams.lower(strategy));
+    return this;
+  }
+
   public FeatureEncoder setMissingFeatures(String which) {
     set(missingFeatures(), EncoderParams.lower(which));
     return this;
@@ -193,6 +199,7 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     plan.leftOut.addAll(choice.leftOut());
     plan.vocabulariesFromSpark.addAll(onSpark);
     plan.missingFeatures($(missingFeatures()).equals("all"));
+    ImputedValues.fill(in, plan, $(imputeStrategy()));
     made(plan);
     requireFeatures(plan, all.schema());
     plan.inputNames.clear();

@@ -124,6 +124,11 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     return column(column).mean;
   }
 
+  /** What a numeric column's missing value becomes, by imputeStrategy: its mean, median or mode. */
+  public double imputedValue(String column) {
+    return column(column).fill;
+  }
+
   /** A numeric column's fitted sample deviation; infinite when a double cannot hold it. */
   public double std(String column) {
     return column(column).std();

@@ -87,6 +87,19 @@ public interface FeatureEncoderParams extends Params {
         EncoderParams.MISSING_FEATURES);
   }
 
+  /** What a missing number becomes: mean, median or mode, as Spark ML's {@code Imputer}. */
+  default Param<String> imputeStrategy() {
+    return EncoderParams.oneOf(
+        this,
+        "imputeStrategy",
+        "what a missing number (null, NaN, an infinity) becomes in _imputed and the features made"
+            + " of it: mean, median (exact, as Imputer's with relativeError 0) or mode (the most"
+            + " frequent value, the smallest of ties), as Imputer's strategy, over the present"
+            + " values; dates and timestamps get their mean, strings their most frequent value"
+            + EncoderParams.FIXED,
+        EncoderParams.IMPUTE_STRATEGIES);
+  }
+
   /** Whether transform keeps every input column (true, the default) or drops those it encodes. */
   default BooleanParam keepInputs() {
     return new BooleanParam(

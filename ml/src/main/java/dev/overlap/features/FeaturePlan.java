@@ -50,6 +50,12 @@ final class FeaturePlan implements Serializable {
     boolean nonNegative;
 
     /**
+     * What a missing value of a numeric column becomes ({@code _imputed}, and what its other
+     * features are made of): by imputeStrategy ({@link ImputedValues}), the mean by default.
+     */
+    double fill;
+
+    /**
      * A power of two by which the column's values are multiplied before they are standardized: 1,
      * unless its magnitudes are too large or too small for a double's squares ({@link
      * FeatureScale}).

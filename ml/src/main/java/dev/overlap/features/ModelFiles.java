@@ -60,7 +60,8 @@ final class ModelFiles {
           .add("meanEpoch", DataTypes.LongType, false)
           .add("mode", DataTypes.StringType, false)
           .add("vocabulary", DataTypes.createArrayType(DataTypes.StringType, false), false)
-          .add("vocabularyCounts", DataTypes.createArrayType(DataTypes.LongType, false), false);
+          .add("vocabularyCounts", DataTypes.createArrayType(DataTypes.LongType, false), false)
+          .add("fill", DataTypes.DoubleType, false);
 
   private ModelFiles() {}
 
@@ -190,7 +191,8 @@ final class ModelFiles {
                   c.meanEpoch,
                   c.mode,
                   scala.jdk.javaapi.CollectionConverters.asScala(c.vocabulary).toSeq(),
-                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabularyCounts).toSeq()));
+                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabularyCounts).toSeq(),
+                  c.fill));
         }
         spark.createDataFrame(rows, COLUMNS).coalesce(1).write().parquet(path + "/data");
       }

@@ -158,6 +158,9 @@ final class ModelReader<T extends Params> extends MLReader<T> {
           r.schema().getFieldIndex("vocabularyCounts").isDefined()
               ? List.copyOf(r.getList(r.fieldIndex("vocabularyCounts")))
               : List.of();
+      // Absent from models saved before imputeStrategy: the mean, as they imputed.
+      c.fill =
+          r.schema().getFieldIndex("fill").isDefined() ? r.getDouble(r.fieldIndex("fill")) : c.mean;
       plan.columns.add(c);
     }
     plan.columns.sort(java.util.Comparator.comparingInt(c -> plan.inputNames.indexOf(c.name)));
