@@ -70,7 +70,7 @@ final class CpuFeatures {
     switch (c.kind) {
       case NUMERIC:
         {
-          double imputed = value == null ? c.mean : ((Number) toNumber(value)).doubleValue();
+          double imputed = value == null ? c.fill : ((Number) toNumber(value)).doubleValue();
           return f.equals("std") ? c.standardized(imputed) : Math.log(imputed + 1.0);
         }
       case TIMESTAMP:
@@ -100,7 +100,7 @@ final class CpuFeatures {
   private static Object imputedValue(FeaturePlan.Column c) {
     switch (c.kind) {
       case NUMERIC:
-        return c.mean;
+        return c.fill;
       case DATE:
         return DateTimeUtils.toJavaDate(Math.toIntExact(c.meanEpoch));
       case TIMESTAMP:

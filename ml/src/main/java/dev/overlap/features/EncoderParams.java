@@ -17,7 +17,12 @@ import scala.jdk.javaapi.CollectionConverters;
  * params and the lower case values are held in.
  */
 final class EncoderParams {
+  /** The end of the doc of a param that acts when fitted, which the model carries as it was. */
+  static final String FIXED =
+      "; fixed when fitted (the model's value is the one it was fitted with)";
+
   static final String[] HANDLE_INVALID = {"keep", "skip", "error"};
+  static final String[] IMPUTE_STRATEGIES = {"mean", "median", "mode"};
   static final String[] MISSING_FEATURES = {"fitted", "all"};
   static final String[] OUTPUT_TYPES = {"vector", "array<float>", "array<double>"};
 
@@ -35,12 +40,19 @@ final class EncoderParams {
     return CollectionConverters.asScala(
             List.<ParamPair<?>>of(
                 owner.inputCols().w(new String[0]),
+                owner.labelCol().w("label"),
+                owner.excludeCols().w(new String[0]),
                 owner.vocabularySize().w(20),
                 owner.handleInvalid().w("keep"),
                 owner.missingFeatures().w("fitted"),
+                owner.imputeStrategy().w("mean"),
                 owner.keepInputs().w(true),
                 owner.outputCol().w(""),
-                owner.outputType().w("vector")))
+                owner.outputType().w("vector"),
+                owner.numberFeatures().w(NUMBER_FEATURES),
+                owner.dateFeatures().w(DATE_FEATURES),
+                owner.timestampFeatures().w(TIMESTAMP_FEATURES),
+                owner.stringFeatures().w(STRING_FEATURES)))
         .toSeq();
   }
 
@@ -62,7 +74,8 @@ final class EncoderParams {
             + kind
             + " get, by suffix: any of "
             + String.join(", ", allowed)
-            + " (default: all)",
+            + " (default: all)"
+            + FIXED,
         (Function1<String[], Object> & Serializable) values -> known.containsAll(List.of(values)));
   }
 

@@ -6,15 +6,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.StringArrayParam;
 import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Features by column type, fitted on one input and applied to any other: Spark ML's {@link
@@ -39,6 +39,8 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     implements FeatureEncoderParams, MLWritable {
   private static final long serialVersionUID = 1L;
 
+  private static final Logger LOG = LoggerFactory.getLogger("dev.overlap");
+
   private final String uid;
 
   public FeatureEncoder() {
@@ -48,41 +50,11 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
   public FeatureEncoder(String uid) {
     this.uid = uid;
     setDefault(EncoderParams.defaults(this));
-    setDefault(numberFeatures(), EncoderParams.NUMBER_FEATURES);
-    setDefault(dateFeatures(), EncoderParams.DATE_FEATURES);
-    setDefault(timestampFeatures(), EncoderParams.TIMESTAMP_FEATURES);
-    setDefault(stringFeatures(), EncoderParams.STRING_FEATURES);
   }
 
   @Override
   public String uid() {
     return uid;
-  }
-
-  /** Which features numbers get: {@code std}, {@code log1p} (where the minimum is non-negative). */
-  public StringArrayParam numberFeatures() {
-    return EncoderParams.kindFeatures(
-        this, "numberFeatures", "numbers", EncoderParams.NUMBER_FEATURES);
-  }
-
-  /** Which features dates get: {@code dow}, {@code month}. */
-  public StringArrayParam dateFeatures() {
-    return EncoderParams.kindFeatures(this, "dateFeatures", "dates", EncoderParams.DATE_FEATURES);
-  }
-
-  /** Which features timestamps and timestamp_ntz get: {@code hour}, {@code dow}, {@code month}. */
-  public StringArrayParam timestampFeatures() {
-    return EncoderParams.kindFeatures(
-        this,
-        "timestampFeatures",
-        "timestamps and timestamp_ntz",
-        EncoderParams.TIMESTAMP_FEATURES);
-  }
-
-  /** Which features strings get: {@code idx}, or none. */
-  public StringArrayParam stringFeatures() {
-    return EncoderParams.kindFeatures(
-        this, "stringFeatures", "strings", EncoderParams.STRING_FEATURES);
   }
 
   public FeatureEncoder setNumberFeatures(String... suffixes) {
@@ -137,6 +109,18 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     return this;
   }
 
+  /** The label column, left out of the features unless {@code inputCols} names it. */
+  public FeatureEncoder setLabelCol(String name) {
+    set(labelCol(), name);
+    return this;
+  }
+
+  /** Columns left out of the features when {@code inputCols} is empty. */
+  public FeatureEncoder setExcludeCols(String... names) {
+    set(excludeCols(), names);
+    return this;
+  }
+
   public FeatureEncoder setVocabularySize(int n) {
     set(vocabularySize(), n);
     return this;
@@ -169,6 +153,12 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     return this;
   }
 
+  /** What a missing number becomes: mean (the default), median or mode, as {@code Imputer}. */
+  public FeatureEncoder setImputeStrategy(String strategy) {
+    set(imputeStrategy(), EncoderParams.lower(strategy));
+    return this;
+  }
+
   public FeatureEncoder setMissingFeatures(String which) {
     set(missingFeatures(), EncoderParams.lower(which));
     return this;
@@ -188,23 +178,28 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     @SuppressWarnings("unchecked")
     Dataset<Row> all = (Dataset<Row>) dataset;
     InputColumns.check(all);
-    StructType chosen = chosen(all.schema());
+    InputChoice choice = choice(all.schema());
+    if (choice.chosen().isEmpty()) { // refused before the first pass
+      throw new FeatureInputException(choice.noneChosen(all.schema()));
+    }
+    if (!choice.named()) {
+      LOG.info("features: {}", choice.said());
+    }
     Dataset<Row> in =
-        chosen == all.schema() ? all : all.select(InputColumns.cols(chosen.fieldNames()));
+        choice.chosen().equals(all.schema()) ? all : all.select(InputColumns.cols(choice.names()));
     int vocab = (Integer) $(vocabularySize());
     List<String> onSpark = new ArrayList<>();
     FeaturePlan encoded = new FeaturePlan(in.schema(), vocab);
-    if (encoded.columns.isEmpty()) { // refused before the first pass
-      throw new FeatureInputException(FeatureKinds.noneEncoded(all.schema()));
-    }
     boolean kernels = FirstPass.kernelFirstPass(all.sparkSession(), encoded.columns.size());
     FeaturePlan plan =
         kernels
             ? FirstPass.kernels(in, vocab, partials, counts, onSpark)
             : SparkFirstPass.plan(in, vocab);
     plan.kernels = kernels;
+    plan.leftOut.addAll(choice.leftOut());
     plan.vocabulariesFromSpark.addAll(onSpark);
     plan.missingFeatures($(missingFeatures()).equals("all"));
+    ImputedValues.fill(in, plan, $(imputeStrategy()));
     made(plan);
     requireFeatures(plan, all.schema());
     plan.inputNames.clear();
@@ -216,30 +211,18 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
     return model.setParent(this);
   }
 
+  /** The columns of {@code schema} it encodes ({@link InputChoice}), checked. */
+  private InputChoice choice(StructType schema) {
+    return InputChoice.of(schema, $(inputCols()), $(labelCol()), $(excludeCols()));
+  }
+
   /**
-   * The columns of {@code schema} that {@code inputCols} names, checked: each there and of a type
-   * the encoder encodes; {@code schema} itself when {@code inputCols} is empty.
+   * The columns {@link #fit} would encode of an input of {@code schema}, in order: those {@code
+   * inputCols} names, or every column of a type it encodes but {@code labelCol} and {@code
+   * excludeCols}; checked as {@link #fit} checks them, before any work.
    */
-  private StructType chosen(StructType schema) {
-    String[] names = $(inputCols());
-    if (names.length == 0) {
-      return schema;
-    }
-    StructType chosen = new StructType();
-    for (String name : names) {
-      InputColumns.require(schema, name, "to encode");
-      StructField f = InputColumns.field(schema, name);
-      if (FeatureKinds.of(f.dataType()) == null) {
-        throw new FeatureInputException(
-            "column '"
-                + name
-                + "' is "
-                + f.dataType().simpleString()
-                + ", a type the encoder does not encode; leave it out of inputCols");
-      }
-      chosen = chosen.add(f);
-    }
-    return chosen;
+  public String[] columnsToEncode(StructType schema) {
+    return choice(schema).names();
   }
 
   /**
@@ -249,7 +232,11 @@ public final class FeatureEncoder extends Estimator<FeatureEncoderModel>
    */
   @Override
   public StructType transformSchema(StructType schema) {
-    StructType in = chosen(schema);
+    InputChoice choice = choice(schema);
+    if (choice.chosen().isEmpty()) {
+      throw new FeatureInputException(choice.noneChosen(schema));
+    }
+    StructType in = choice.chosen();
     FeaturePlan widest = new FeaturePlan(in, (Integer) $(vocabularySize()));
     made(widest);
     for (FeaturePlan.Column c : widest.columns) {

@@ -76,6 +76,14 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     return plan.inputColumns();
   }
 
+  /**
+   * The columns of an encoded type the model leaves out, each with why ({@code "label (labelCol)"},
+   * {@code "id (excludeCols)"}); empty when {@code inputCols} named the columns.
+   */
+  public List<String> leftOutColumns() {
+    return List.copyOf(plan.leftOut);
+  }
+
   /** How many rows the model was fitted on. */
   public long fittedRows() {
     return plan.rows;
@@ -116,6 +124,11 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
     return column(column).mean;
   }
 
+  /** What a numeric column's missing value becomes, by imputeStrategy: its mean, median or mode. */
+  public double imputedValue(String column) {
+    return column(column).fill;
+  }
+
   /** A numeric column's fitted sample deviation; infinite when a double cannot hold it. */
   public double std(String column) {
     return column(column).std();
@@ -151,7 +164,10 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
 
   /**
    * The features an {@code outputCol} holds, in its order, which the model saves: every numeric
-   * feature (booleans as 1 and 0), not the imputed dates, timestamps and strings.
+   * feature (booleans as 1 and 0) but the imputed dates, timestamps and strings, and each input
+   * once: a number with missing values gives its {@code _std} and {@code _isnull}, not its {@code
+   * _imputed} as well (an affine function of its {@code _std}). Every feature stays a column of its
+   * own when {@code outputCol} is empty.
    */
   public List<String> vectorFeatures() {
     return FeatureNames.numericNames(plan);
@@ -182,7 +198,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   public Dataset<Row> transformWithReport(Dataset<?> dataset, PipelineReport report) {
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
-    FeaturePlan p = plan.forInput(in.schema());
+    FeaturePlan p = applied(in.schema());
     return FeatureTransform.features(
         InvalidStrings.valid(in, p, $(handleInvalid())), p, layout(in.schema(), p), type(), report);
   }
@@ -195,7 +211,7 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
   public Written writeParquet(Dataset<?> dataset, ParquetOutput output, PipelineReport report) {
     @SuppressWarnings("unchecked")
     Dataset<Row> in = (Dataset<Row>) dataset;
-    FeaturePlan p = plan.forInput(in.schema());
+    FeaturePlan p = applied(in.schema());
     List<String> passed = FeatureTransform.passedThroughNames(in.schema(), p);
     if (!passed.isEmpty()) {
       throw new FeatureInputException(
@@ -223,8 +239,15 @@ public final class FeatureEncoderModel extends Model<FeatureEncoderModel>
 
   @Override
   public StructType transformSchema(StructType schema) {
-    FeaturePlan p = plan.forInput(schema);
+    FeaturePlan p = applied(schema);
     return FeatureVectors.schema(layout(schema, p), p, type());
+  }
+
+  /** The plan for an input of {@code schema}, with this model's handleInvalid. */
+  private FeaturePlan applied(StructType schema) {
+    FeaturePlan p = plan.forInput(schema);
+    p.keepInvalid = $(handleInvalid()).equals("keep");
+    return p;
   }
 
   /** Where {@link #transform} puts each column over an input of {@code schema}, by the params. */

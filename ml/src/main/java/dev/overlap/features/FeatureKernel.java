@@ -18,15 +18,15 @@ import org.apache.spark.sql.types.StructType;
  * The features of {@link FeaturePlan}, per batch:
  *
  * <ul>
- *   <li>numeric: {@code imputed} = the value as double, the column's mean where missing; {@code
- *       std} = (imputed − mean) / standard deviation (0 when the deviation is 0), computed on
- *       values scaled by a power of two where the column's magnitudes need it ({@link
- *       FeatureScale}); {@code log1p} = ln(1 + imputed), for columns whose minimum is non-negative.
- *       Missing means null, and in a float or double column also NaN, +Infinity or -Infinity: such
- *       a value is treated exactly as a null (its {@code isnull} is true, its {@code imputed} the
- *       mean, its {@code std} 0), and the mean, deviation and minimum of the first pass leave it
- *       out. Every float or double column therefore has {@code isnull} and {@code imputed}, even
- *       one declared non-nullable;
+ *   <li>numeric: {@code imputed} = the value as double, the column's fill (its mean, median or mode
+ *       by imputeStrategy) where missing; {@code std} = (imputed − mean) / standard deviation (0
+ *       when the deviation is 0), computed on values scaled by a power of two where the column's
+ *       magnitudes need it ({@link FeatureScale}); {@code log1p} = ln(1 + imputed), for columns
+ *       whose minimum is non-negative. Missing means null, and in a float or double column also
+ *       NaN, +Infinity or -Infinity: such a value is treated exactly as a null (its {@code isnull}
+ *       is true, its {@code imputed} the mean, its {@code std} 0), and the mean, deviation and
+ *       minimum of the first pass leave it out. Every float or double column therefore has {@code
+ *       isnull} and {@code imputed}, even one declared non-nullable;
  *   <li>timestamp (UTC): hour, day of week (1 = Sunday … 7 = Saturday, as Spark's {@code
  *       dayofweek}), month; timestamp_ntz: the same parts of its wall-clock time, as Spark's {@code
  *       hour}, {@code dayofweek} and {@code month} give them whatever the session's zone; date: day
@@ -145,8 +145,8 @@ final class FeatureKernel implements GpuKernel {
   private static void numeric(
       FeaturePlan.Column c, ColumnVector x, List<String> wanted, List<ColumnVector> out) {
     try (ColumnVector d = x.castTo(DType.FLOAT64);
-        Scalar mean = Scalar.fromDouble(c.mean);
-        ColumnVector imputed = d.replaceNulls(mean);
+        Scalar fill = Scalar.fromDouble(c.fill);
+        ColumnVector imputed = d.replaceNulls(fill);
         ColumnVector centered = centered(c, imputed)) {
       if (!wanted.contains("std")) {
         // no standardized column
@@ -189,8 +189,8 @@ final class FeatureKernel implements GpuKernel {
     switch (c.kind) {
       case NUMERIC:
         try (ColumnVector d = x.castTo(DType.FLOAT64);
-            Scalar mean = Scalar.fromDouble(c.mean)) {
-          return d.replaceNulls(mean);
+            Scalar fill = Scalar.fromDouble(c.fill)) {
+          return d.replaceNulls(fill);
         }
       case DATE:
         try (Scalar mean = Scalar.timestampDaysFromInt(Math.toIntExact(c.meanEpoch))) {

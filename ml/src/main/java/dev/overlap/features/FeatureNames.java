@@ -34,19 +34,45 @@ final class FeatureNames {
 
   /**
    * The positions in {@link #schema} of the features a number holds, the list column's (an {@code
-   * outputCol}'s): every feature but the imputed values of dates, timestamps and strings. Booleans
+   * outputCol}'s): every feature but the imputed values of dates, timestamps and strings, and each
+   * input once: a number's {@code _imputed} only where it has no {@code _std}, an affine function
+   * of it on every row (unless the plan is of a model saved when the vector held both). Booleans
    * count as 1 and 0.
    */
   static List<Integer> numeric(FeaturePlan plan) {
     List<Integer> at = new ArrayList<>();
     StructField[] all = schema(plan).fields();
+    List<FeaturePlan.Column> owners = owners(plan);
+    List<String> suffixes = suffixes(plan);
     for (int i = 0; i < all.length; i++) {
       DataType t = all[i].dataType();
-      if (t == DataTypes.DoubleType || t == DataTypes.IntegerType || t == DataTypes.BooleanType) {
+      FeaturePlan.Column c = owners.get(i);
+      boolean twice =
+          suffixes.get(i).equals("imputed")
+              && c.kind == FeaturePlan.Kind.NUMERIC
+              && plan.kindFeatures(c).contains("std")
+              && !plan.imputedInVector;
+      if (!twice
+          && (t == DataTypes.DoubleType
+              || t == DataTypes.IntegerType
+              || t == DataTypes.BooleanType)) {
         at.add(i);
       }
     }
     return at;
+  }
+
+  /** For each feature, in output order, its suffix without the underscore ({@code std}). */
+  static List<String> suffixes(FeaturePlan plan) {
+    List<String> out = new ArrayList<>();
+    for (FeaturePlan.Column c : plan.columns) {
+      out.addAll(plan.kindFeatures(c));
+      if (c.nullable) {
+        out.add("isnull");
+        out.add("imputed");
+      }
+    }
+    return out;
   }
 
   /** The names of {@link #numeric}'s features, in their order. */
@@ -56,7 +82,7 @@ final class FeatureNames {
   }
 
   /** For each feature, in output order, the column it was made of. */
-  private static List<FeaturePlan.Column> owners(FeaturePlan plan) {
+  static List<FeaturePlan.Column> owners(FeaturePlan plan) {
     List<FeaturePlan.Column> owners = new ArrayList<>();
     for (FeaturePlan.Column c : plan.columns) {
       for (int k = naturalFeatures(plan, c).size(); k > 0; k--) {

@@ -50,6 +50,12 @@ final class FeaturePlan implements Serializable {
     boolean nonNegative;
 
     /**
+     * What a missing value of a numeric column becomes ({@code _imputed}, and what its other
+     * features are made of): by imputeStrategy ({@link ImputedValues}), the mean by default.
+     */
+    double fill;
+
+    /**
      * A power of two by which the column's values are multiplied before they are standardized: 1,
      * unless its magnitudes are too large or too small for a double's squares ({@link
      * FeatureScale}).
@@ -125,6 +131,18 @@ final class FeaturePlan implements Serializable {
    */
   final java.util.EnumMap<Kind, List<String>> made = new java.util.EnumMap<>(Kind.class);
 
+  /**
+   * Whether the vector holds a number's {@code _imputed} beside its {@code _std}: only in a model
+   * saved in format 3 or earlier, whose saved order it keeps.
+   */
+  boolean imputedInVector;
+
+  /**
+   * Whether a string outside the vocabulary is kept (handleInvalid {@code keep}), with index N: set
+   * on the copy a model makes for one input, for the index's ML attribute.
+   */
+  boolean keepInvalid;
+
   /** How many rows the first pass read. */
   long rows;
 
@@ -141,6 +159,13 @@ final class FeaturePlan implements Serializable {
   final List<String> vocabulariesFromSpark = new ArrayList<>();
 
   final List<String> unsupported = new ArrayList<>();
+
+  /**
+   * The columns of an encoded type left out when fitted, each with why ({@code "label
+   * (labelCol)"}): only when inputCols named none.
+   */
+  final List<String> leftOut = new ArrayList<>();
+
   final int vocabularySize;
 
   /** Every input column's name, in input order. */
@@ -212,45 +237,7 @@ final class FeaturePlan implements Serializable {
    * @throws FeatureInputException naming the column and both types, before any work
    */
   FeaturePlan forInput(StructType schema) {
-    FeaturePlan copy = org.apache.commons.lang3.SerializationUtils.clone(this);
-    copy.layout = null;
-    for (Column c : copy.columns) {
-      StructField f = InputColumns.field(schema, c.name);
-      if (f == null) {
-        throw new FeatureInputException(
-            "the input has no column '"
-                + c.name
-                + "', which the model was fitted with ("
-                + FeatureKinds.name(c.kind)
-                + "); add it, or fit the model on this input's columns");
-      }
-      if (FeatureKinds.of(f.dataType()) != c.kind) {
-        throw new FeatureInputException(
-            "column '"
-                + c.name
-                + "' is "
-                + f.dataType().simpleString()
-                + " here, but "
-                + FeatureKinds.name(c.kind)
-                + " when the model was fitted; cast it to that type, or fit the model again");
-      }
-      c.floating =
-          c.floating || f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
-    }
-    // A column passed through beside a feature of the same name would give the output that name
-    // twice (names compared as Spark does by default, ignoring case).
-    java.util.Set<String> features = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    features.addAll(List.of(copy.featureOutputSchema().fieldNames()));
-    for (StructField f : FeatureTransform.passedThrough(schema, copy)) {
-      if (features.contains(f.name())) {
-        throw new FeatureInputException(
-            "column '"
-                + f.name()
-                + "' of the input has the name of one of the model's features; rename or drop it"
-                + " (a model fitted on an input with that column names its feature otherwise)");
-      }
-    }
-    return copy;
+    return FeatureTransform.forInput(this, schema);
   }
 
   /** The number of NaN and infinite values found in the first pass, over every column. */

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -84,5 +86,48 @@ final class FeatureTransform {
   /** The names of {@link #passedThrough}'s columns. */
   static List<String> passedThroughNames(StructType schema, FeaturePlan plan) {
     return passedThrough(schema, plan).stream().map(StructField::name).toList();
+  }
+
+  /** {@link FeaturePlan#forInput}. */
+  static FeaturePlan forInput(FeaturePlan plan, StructType schema) {
+    FeaturePlan copy = org.apache.commons.lang3.SerializationUtils.clone(plan);
+    copy.layout = null;
+    for (FeaturePlan.Column c : copy.columns) {
+      StructField f = InputColumns.field(schema, c.name);
+      if (f == null) {
+        throw new FeatureInputException(
+            "the input has no column '"
+                + c.name
+                + "', which the model was fitted with ("
+                + FeatureKinds.name(c.kind)
+                + "); add it, or fit the model on this input's columns");
+      }
+      if (FeatureKinds.of(f.dataType()) != c.kind) {
+        throw new FeatureInputException(
+            "column '"
+                + c.name
+                + "' is "
+                + f.dataType().simpleString()
+                + " here, but "
+                + FeatureKinds.name(c.kind)
+                + " when the model was fitted; cast it to that type, or fit the model again");
+      }
+      c.floating =
+          c.floating || f.dataType() instanceof DoubleType || f.dataType() instanceof FloatType;
+    }
+    // A column passed through beside a feature of the same name would give the output that name
+    // twice (names compared as Spark does by default, ignoring case).
+    java.util.Set<String> features = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    features.addAll(List.of(copy.featureOutputSchema().fieldNames()));
+    for (StructField f : passedThrough(schema, copy)) {
+      if (features.contains(f.name())) {
+        throw new FeatureInputException(
+            "column '"
+                + f.name()
+                + "' of the input has the name of one of the model's features; rename or drop it"
+                + " (a model fitted on an input with that column names its feature otherwise)");
+      }
+    }
+    return copy;
   }
 }

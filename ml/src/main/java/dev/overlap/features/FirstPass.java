@@ -177,6 +177,7 @@ final class FirstPass {
       }
     }
     FeatureScale.rescaleMoments(input, plan);
+    plan.columns.forEach(c -> c.fill = c.mean); // imputeStrategy mean; ImputedValues sets others
     SparkFirstPass.warnNonFinite(plan);
     return plan;
   }

@@ -34,9 +34,11 @@ final class ModelFiles {
    * The format this release writes: 2 adds each vocabulary value's count and the features each kind
    * gets ({@code made}), which a release reading only format 1 would ignore and so make other
    * columns; 3 adds the params keepInputs, outputCol and outputType, and the order of outputCol's
-   * features ({@code vectorFeatures}). This release reads 1 to 3; a later release may read these.
+   * features ({@code vectorFeatures}); 4 leaves a number's {@code _imputed} out of the vector where
+   * its {@code _std} is there, and adds labelCol, excludeCols and the columns they left out ({@code
+   * leftOut}). This release reads 1 to 4; a model of format 3 or earlier keeps its vector's order.
    */
-  static final int FORMAT = 3;
+  static final int FORMAT = 4;
 
   /** The oldest format this release reads. */
   static final int OLDEST_FORMAT = 1;
@@ -58,7 +60,8 @@ final class ModelFiles {
           .add("meanEpoch", DataTypes.LongType, false)
           .add("mode", DataTypes.StringType, false)
           .add("vocabulary", DataTypes.createArrayType(DataTypes.StringType, false), false)
-          .add("vocabularyCounts", DataTypes.createArrayType(DataTypes.LongType, false), false);
+          .add("vocabularyCounts", DataTypes.createArrayType(DataTypes.LongType, false), false)
+          .add("fill", DataTypes.DoubleType, false);
 
   private ModelFiles() {}
 
@@ -159,6 +162,7 @@ final class ModelFiles {
         model.put("vocabularySize", plan.vocabularySize);
         strings(model.putArray("inputNames"), plan.inputNames);
         strings(model.putArray("unsupported"), plan.unsupported);
+        strings(model.putArray("leftOut"), plan.leftOut);
         strings(model.putArray("vocabulariesFromSpark"), plan.vocabulariesFromSpark);
         strings(model.putArray("vectorFeatures"), FeatureNames.numericNames(plan));
         ObjectNode made = model.putObject("made");
@@ -187,7 +191,8 @@ final class ModelFiles {
                   c.meanEpoch,
                   c.mode,
                   scala.jdk.javaapi.CollectionConverters.asScala(c.vocabulary).toSeq(),
-                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabularyCounts).toSeq()));
+                  scala.jdk.javaapi.CollectionConverters.asScala(c.vocabularyCounts).toSeq(),
+                  c.fill));
         }
         spark.createDataFrame(rows, COLUMNS).coalesce(1).write().parquet(path + "/data");
       }

@@ -55,7 +55,30 @@ final class ModelReader<T extends Params> extends MLReader<T> {
     }
     setParams(stage, meta.path("defaultParamMap"), path, true);
     setParams(stage, meta.path("paramMap"), path, false);
+    if (stage instanceof FeatureEncoderModel m) {
+      fittedFeatures(m);
+    }
     return stage;
+  }
+
+  /**
+   * A model saved before it carried the kinds' feature params: they are set to the features its
+   * plan makes, so that they say what it was fitted with.
+   */
+  private static void fittedFeatures(FeatureEncoderModel m) {
+    Map<FeaturePlan.Kind, org.apache.spark.ml.param.StringArrayParam> params =
+        Map.of(
+            FeaturePlan.Kind.NUMERIC, m.numberFeatures(),
+            FeaturePlan.Kind.DATE, m.dateFeatures(),
+            FeaturePlan.Kind.TIMESTAMP, m.timestampFeatures(),
+            FeaturePlan.Kind.STRING, m.stringFeatures());
+    params.forEach(
+        (kind, p) -> {
+          List<String> made = m.plan.made.get(kind);
+          if (!m.isSet(p) && made != null) {
+            m.set(p, made.toArray(new String[0]));
+          }
+        });
   }
 
   /** Sets the saved params, or, with {@code defaults}, makes them the defaults, as saved. */
@@ -76,13 +99,31 @@ final class ModelReader<T extends Params> extends MLReader<T> {
     }
   }
 
+  /** Refuses a model folder without its data folder, naming the folder, before Spark does. */
+  private static void requireData(SparkSession spark, String path) {
+    org.apache.hadoop.fs.Path data = new org.apache.hadoop.fs.Path(path, "data");
+    try {
+      if (!data.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(data)) {
+        throw new IllegalArgumentException(
+            "the model at '"
+                + path
+                + "' has no data folder (its fitted statistics): give the whole folder the model"
+                + " was saved to");
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static FeaturePlan plan(SparkSession spark, String path, JsonNode model) {
     FeaturePlan plan = new FeaturePlan(model.path("vocabularySize").asInt());
+    plan.imputedInVector = model.path("format").asInt() <= 3;
     plan.rows = model.path("rows").asLong();
     plan.fittedAt = model.path("fittedAt").asLong();
     plan.fittedOn = model.path("fittedOn").asText();
     model.path("inputNames").forEach(n -> plan.inputNames.add(n.asText()));
     model.path("unsupported").forEach(n -> plan.unsupported.add(n.asText()));
+    model.path("leftOut").forEach(n -> plan.leftOut.add(n.asText()));
     model.path("vocabulariesFromSpark").forEach(n -> plan.vocabulariesFromSpark.add(n.asText()));
     // Absent from models saved before features could be chosen: every kind got all of its own.
     model
@@ -94,6 +135,7 @@ final class ModelReader<T extends Params> extends MLReader<T> {
               e.getValue().forEach(n -> features.add(n.asText()));
               plan.made.put(FeaturePlan.Kind.valueOf(e.getKey()), List.copyOf(features));
             });
+    requireData(spark, path);
     for (Row r : spark.read().parquet(path + "/data").collectAsList()) {
       FeaturePlan.Column c =
           new FeaturePlan.Column(
@@ -116,6 +158,9 @@ final class ModelReader<T extends Params> extends MLReader<T> {
           r.schema().getFieldIndex("vocabularyCounts").isDefined()
               ? List.copyOf(r.getList(r.fieldIndex("vocabularyCounts")))
               : List.of();
+      // Absent from models saved before imputeStrategy: the mean, as they imputed.
+      c.fill =
+          r.schema().getFieldIndex("fill").isDefined() ? r.getDouble(r.fieldIndex("fill")) : c.mean;
       plan.columns.add(c);
     }
     plan.columns.sort(java.util.Comparator.comparingInt(c -> plan.inputNames.indexOf(c.name)));

@@ -85,6 +85,7 @@ final class SparkFirstPass {
       }
     }
     FeatureScale.rescaleMoments(input, plan);
+    plan.columns.forEach(c -> c.fill = c.mean); // imputeStrategy mean; ImputedValues sets others
     warnNonFinite(plan);
     for (FeaturePlan.Column c : plan.columns) {
       if (c.kind == FeaturePlan.Kind.STRING) {

@@ -53,6 +53,8 @@ class FeatureParamsTest {
   static Map<String, Object> others() {
     Map<String, Object> v = new TreeMap<>();
     v.put("inputCols", new String[] {"x", "city"});
+    v.put("labelCol", "y");
+    v.put("excludeCols", new String[] {"id"});
     v.put("vocabularySize", 2);
     v.put("handleInvalid", "skip");
     v.put("missingFeatures", "all");
@@ -93,7 +95,7 @@ class FeatureParamsTest {
   @Test
   void copyCarriesEveryParam() {
     FeatureEncoder encoder = new FeatureEncoder().setVocabularySize(5);
-    assertEquals(11, encoder.params().length);
+    assertEquals(13, encoder.params().length);
     ParamMap extra = allOthers(encoder);
     FeatureEncoder copy = encoder.copy(extra);
     assertNotSame(encoder, copy);
@@ -103,7 +105,10 @@ class FeatureParamsTest {
 
     FeatureEncoderModel model = new FeatureEncoder().fit(train);
     ParamMap modelExtra = allOthers(model);
-    assertEquals(7, model.params().length); // the kinds' features are fixed once fitted
+    // The model carries every param, those fixed when fitted with the values it was fitted with.
+    assertEquals(
+        List.of(encoder.params()).stream().map(Param::name).toList(),
+        List.of(model.params()).stream().map(Param::name).toList());
     assertCarries(model.copy(modelExtra), modelExtra);
     // And fit(dataset, paramMap), as the tuners call it, fits with them.
     FeatureEncoderModel fitted = encoder.fit(train, extra);
@@ -141,7 +146,7 @@ class FeatureParamsTest {
         List.of(lines)
             .contains("outputType: " + encoder.outputType().doc() + " (default: vector)"));
     String model = new FeatureEncoder().setOutputCol("v").fit(train).explainParams();
-    assertTrue(model.contains("outputCol: one column holding every numeric feature"), model);
+    assertTrue(model.contains("outputCol: one column holding the numeric features"), model);
     assertTrue(model.contains("(default: , current: v)"), model);
   }
 

@@ -78,7 +78,8 @@ class FeatureVectorTest {
   void theVectorHoldsEveryNumericFeatureInTheModelsOrderAsVectorAssemblerWould() {
     FeatureEncoderModel model = encoder().setOutputCol("features").fit(train);
     List<String> numeric = new ArrayList<>(model.featureNames());
-    numeric.removeAll(List.of("city_imputed", "day_imputed")); // a string and a date
+    // A string and a date; and x's imputed value, an affine function of x_std.
+    numeric.removeAll(List.of("x_imputed", "city_imputed", "day_imputed"));
     assertEquals(numeric, model.vectorFeatures());
     Dataset<Row> ours = model.transform(test);
     List<String> kept = new ArrayList<>(List.of(test.columns()));
@@ -109,15 +110,24 @@ class FeatureVectorTest {
     assertEquals(test.where("day IS NULL").count(), nan);
   }
 
-  /** The model's feature columns assembled by Spark ML into {@code name}, after the inputs. */
+  /**
+   * The model's feature columns assembled by Spark ML into {@code name}, after the inputs; the
+   * indices as doubles with their nominal attributes, as StringIndexer gives them.
+   */
   static Dataset<Row> assembled(FeatureEncoderModel model, Dataset<Row> in, String name) {
     FeatureEncoderModel columns =
         model.copy(new org.apache.spark.ml.param.ParamMap()).setOutputCol("");
+    Dataset<Row> features = columns.transform(in);
+    List<org.apache.spark.sql.Column> cols = new ArrayList<>();
+    for (org.apache.spark.sql.types.StructField f : features.schema().fields()) {
+      org.apache.spark.sql.Column c = features.col(f.name());
+      cols.add(f.name().endsWith("_idx") ? c.cast("double").as(f.name(), f.metadata()) : c);
+    }
     return new VectorAssembler()
         .setInputCols(model.vectorFeatures().toArray(new String[0]))
         .setOutputCol(name)
         .setHandleInvalid("keep")
-        .transform(columns.transform(in));
+        .transform(features.select(cols.toArray(new org.apache.spark.sql.Column[0])));
   }
 
   @Test
@@ -189,6 +199,40 @@ class FeatureVectorTest {
     assertTrue(
         e.getMessage().contains("orders its outputCol's features [x_isnull, x_std,"),
         e.getMessage());
+  }
+
+  @Test
+  void theVectorHoldsEachInputOnceAndAModelOfFormat3KeepsItsOrder(@TempDir Path dir)
+      throws Exception {
+    FeatureEncoderModel model = encoder().setOutputCol("features").fit(train);
+    assertEquals(
+        List.of(
+            "x_std", "x_isnull", "city_idx", "city_isnull", "day_dow", "day_month", "day_isnull"),
+        model.vectorFeatures());
+    // Every feature stays a column of its own without outputCol.
+    FeatureEncoderModel columns = model.copy(new org.apache.spark.ml.param.ParamMap());
+    List<String> out = List.of(columns.setOutputCol("").transform(test).columns());
+    assertTrue(out.containsAll(List.of("x_std", "x_isnull", "x_imputed")), out.toString());
+    // A model saved in format 3, whose vector held x_imputed too, loads with that order.
+    String path = dir.resolve("model").toString();
+    model.write().save(path);
+    Path meta;
+    try (var files = Files.list(dir.resolve("model").resolve("metadata"))) {
+      meta = files.filter(p -> p.getFileName().toString().startsWith("part-")).findFirst().get();
+    }
+    String json = Files.readString(meta);
+    assertTrue(json.contains("\"format\":4"), json);
+    Files.writeString(
+        meta,
+        json.replace("\"format\":4", "\"format\":3")
+            .replace("\"x_isnull\",\"city_idx\"", "\"x_isnull\",\"x_imputed\",\"city_idx\""));
+    Files.deleteIfExists(meta.resolveSibling("." + meta.getFileName() + ".crc"));
+    FeatureEncoderModel old = FeatureEncoderModel.load(path);
+    assertEquals(2, old.vectorFeatures().indexOf("x_imputed"));
+    Dataset<Row> oldOut = old.transform(test);
+    assertEquals(
+        model.vectorFeatures().size() + 1,
+        ((Vector) oldOut.select("features").first().get(0)).size());
   }
 
   @Test

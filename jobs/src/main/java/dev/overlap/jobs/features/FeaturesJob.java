@@ -51,11 +51,20 @@ public final class FeaturesJob {
       JobSummary summary) {
     PipelineReport report = PipelineReport.create(spark);
     Dataset<Row> in = read(spark, input, summary);
+    if (options.load() == null) { // the schema suffices: before the first pass
+      try {
+        outputs.checkAgainst(in.schema(), new FeatureEncoder().columnsToEncode(in.schema()));
+      } catch (FeatureInputException e) {
+        throw new UsageException(e.getMessage(), e);
+      }
+    }
     FeatureEncoderModel model = model(spark, in, vocab, options, summary);
+    outputs.checkAgainst(in.schema(), model.encodedColumns());
     model
         .setKeepInputs(outputs.keepInputs())
         .setOutputCol(outputs.vectorCol() == null ? "" : outputs.vectorCol())
         .setOutputType(outputs.vectorType());
+    outsideTheVector(model, outputs, summary);
     try (PhaseProgress p = PhaseProgress.start(spark, "features second pass")) {
       return new Result(write(spark, in, output, model, summary, report), model);
     } catch (FeatureInputException e) { // a saved model's columns the input lacks, say
@@ -200,12 +209,53 @@ public final class FeaturesJob {
       made += features.size();
       LOG.info("features: {} -> {}", c, String.join(", ", features));
     }
+    List<String> leftOut = model.leftOutColumns();
     summary.note(
         "encoded",
         model.encodedColumns().length
-            + " columns into "
+            + " columns ("
+            + shown(List.of(model.encodedColumns()))
+            + ") into "
             + made
-            + " features (the run's log lists them per column)");
+            + " features (the run's log lists them per column)"
+            + (leftOut.isEmpty() ? "" : "; left out: " + String.join(", ", leftOut)));
+  }
+
+  /**
+   * With {@code --vector-col}, the features its column does not hold, named in the summary: the
+   * imputed strings, dates and timestamps, which a vector cannot hold, and the imputed numbers,
+   * whose {@code _std} it holds.
+   */
+  private static void outsideTheVector(
+      FeatureEncoderModel model, OutputOptions outputs, JobSummary summary) {
+    if (outputs.vectorCol() == null) {
+      return;
+    }
+    List<String> outside = new java.util.ArrayList<>(model.featureNames());
+    outside.removeAll(model.vectorFeatures());
+    summary.note(
+        "vector",
+        "--vector-col '"
+            + outputs.vectorCol()
+            + "' holds "
+            + model.vectorFeatures().size()
+            + " of the "
+            + model.featureNames().size()
+            + " features"
+            + (outside.isEmpty()
+                ? ""
+                : "; not in it: "
+                    + shown(outside)
+                    + " (imputed strings, dates and timestamps, which a vector cannot hold, and"
+                    + " imputed numbers, whose _std it holds); without --vector-col each is a"
+                    + " column"));
+  }
+
+  /** Names, the first 10 of them and a count of the others. */
+  private static String shown(List<String> names) {
+    return names.size() <= 10
+        ? String.join(", ", names)
+        : String.join(", ", names.subList(0, 10)) + " and " + (names.size() - 10) + " more";
   }
 
   private static String fitted(FeatureEncoderModel model) {

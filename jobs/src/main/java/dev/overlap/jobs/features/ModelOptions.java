@@ -37,6 +37,13 @@ public record ModelOptions(String load, String save, boolean overwrite) {
               + "' holds no saved model (no metadata folder); give the folder"
               + " that --save-model wrote");
     }
+    if (load != null && !paths.fs(load).exists(new Path(paths.qualified(load), "data"))) {
+      throw new UsageException(
+          "--model '"
+              + load
+              + "' holds a model's metadata but no data folder (its fitted statistics); give the"
+              + " whole folder that --save-model wrote");
+    }
     if (save != null) {
       List<Path> inputs = a.get("--input").map(paths::input).orElse(List.of());
       paths.checkOutputPlace("--save-model", save, inputs);

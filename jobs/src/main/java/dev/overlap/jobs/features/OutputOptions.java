@@ -3,6 +3,9 @@ package dev.overlap.jobs.features;
 import dev.overlap.jobs.cli.JobArgs;
 import dev.overlap.jobs.cli.UsageException;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * What features writes beside the features, checked before any work: {@code --keep-inputs} keeps
@@ -41,5 +44,30 @@ public record OutputOptions(boolean keepInputs, String vectorCol, String vectorT
           "--vector-type is the type of --vector-col's column: give --vector-col NAME too");
     }
     return new OutputOptions(a.has("--keep-inputs"), a.get("--vector-col").orElse(null), type);
+  }
+
+  /**
+   * Refuses a {@code --vector-col} named like an input column the output keeps (every column with
+   * {@code --keep-inputs}; else those not among {@code encoded}), naming the option typed. Needs
+   * only the input's schema, so it runs before any work.
+   */
+  public void checkAgainst(StructType input, String[] encoded) {
+    if (vectorCol == null) {
+      return;
+    }
+    Set<String> encodedNames = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    encodedNames.addAll(List.of(encoded));
+    for (String c : input.fieldNames()) {
+      if (c.equalsIgnoreCase(vectorCol) && (keepInputs || !encodedNames.contains(c))) {
+        throw new UsageException(
+            "--vector-col '"
+                + vectorCol
+                + "' is the name of input column '"
+                + c
+                + "', which the output keeps"
+                + (keepInputs ? " (--keep-inputs)" : " (the encoder does not encode it)")
+                + ": choose another name for --vector-col");
+      }
+    }
   }
 }

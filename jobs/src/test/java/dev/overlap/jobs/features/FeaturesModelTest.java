@@ -146,6 +146,24 @@ public class FeaturesModelTest {
   }
 
   @Test
+  void aModelFolderWithoutItsDataBlamesModel(@TempDir Path out) throws Exception {
+    String model = out.resolve("model").toString();
+    FeaturesJob.fitOnly(
+        spark,
+        JobInput.parquet(dir.resolve("train").toString()),
+        20,
+        options("features", "--fit-only", "--save-model", model),
+        new JobSummary("features"));
+    org.apache.commons.io.FileUtils.deleteDirectory(out.resolve("model/data").toFile());
+    assertEquals(
+        "--model '"
+            + model
+            + "' holds a model's metadata but no data folder (its fitted statistics); give the"
+            + " whole folder that --save-model wrote",
+        message("features", "--model", model));
+  }
+
+  @Test
   void modelOptionsThatDoNotGoTogetherAreRefused() {
     assertTrue(message("features", "--fit-only").contains("--save-model DIR"));
     assertTrue(
