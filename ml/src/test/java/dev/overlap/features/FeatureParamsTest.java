@@ -65,6 +65,7 @@ class FeatureParamsTest {
     v.put("dateFeatures", new String[] {"month"});
     v.put("timestampFeatures", new String[] {"hour"});
     v.put("stringFeatures", new String[0]);
+    v.put("imputeStrategy", "median");
     return v;
   }
 
@@ -95,7 +96,7 @@ class FeatureParamsTest {
   @Test
   void copyCarriesEveryParam() {
     FeatureEncoder encoder = new FeatureEncoder().setVocabularySize(5);
-    assertEquals(13, encoder.params().length);
+    assertEquals(14, encoder.params().length);
     ParamMap extra = allOthers(encoder);
     FeatureEncoder copy = encoder.copy(extra);
     assertNotSame(encoder, copy);
