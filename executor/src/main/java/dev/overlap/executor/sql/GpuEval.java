@@ -173,7 +173,7 @@ final class GpuEval implements AutoCloseable {
               default -> throw new IllegalStateException("comparison " + c.symbol());
             };
     if (Supported.floating(c.left().dataType())) {
-      return GpuFunctions.floatCompare(this, op, c.left(), c.right());
+      return FloatingPoint.compare(this, op, c.left(), c.right());
     }
     return binary(op, c.left(), c.right(), DType.BOOL8);
   }
@@ -198,7 +198,7 @@ final class GpuEval implements AutoCloseable {
     for (Expression x : CollectionConverters.asJava(in.list())) {
       ColumnVector eq =
           floating
-              ? GpuFunctions.floatCompare(this, BinaryOp.EQUAL, in.value(), x)
+              ? FloatingPoint.compare(this, BinaryOp.EQUAL, in.value(), x)
               : own(value.binaryOp(BinaryOp.EQUAL, eval(x), DType.BOOL8));
       acc = acc == null ? eq : own(acc.binaryOp(BinaryOp.NULL_LOGICAL_OR, eq, DType.BOOL8));
     }
